@@ -1,0 +1,44 @@
+"""JupyterLab side panel for LangGraph agents: server extension, kernel helper."""
+try:
+    from ._version import __version__
+except ImportError:  # pragma: no cover - running from a source tree without a build
+    import warnings
+
+    warnings.warn("Importing 'jupyterlab_agent_panel' outside a proper installation.")
+    __version__ = "dev"
+
+
+def _jupyter_labextension_paths():
+    return [{"src": "labextension", "dest": "jupyterlab-agent-panel"}]
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "jupyterlab_agent_panel"}]
+
+
+def _load_jupyter_server_extension(server_app):
+    """Register the chunk-wire routes under ``<base_url>agent-panel/``."""
+    from .handlers import setup_handlers
+
+    setup_handlers(server_app)
+
+
+def load_ipython_extension(ipython):
+    """``%load_ext jupyterlab_agent_panel``: serve the default graph over a comm."""
+    from .kernel import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython):
+    """``%unload_ext jupyterlab_agent_panel``: stop serving and close the panel comms."""
+    from .kernel import unload_ipython_extension as _unload
+
+    _unload(ipython)
+
+
+def serve(graph_or_spec=None, *, extractors=None, name=None, max_result_len=500):
+    """Serve a graph to the panel over the ``agent_panel`` comm of this kernel."""
+    from .kernel import serve as _serve
+
+    return _serve(graph_or_spec, extractors=extractors, name=name, max_result_len=max_result_len)

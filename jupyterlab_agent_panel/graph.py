@@ -1,0 +1,115 @@
+"""Choose the LangGraph graph to serve and build its agent once.
+
+Shared by the server extension and the kernel helper. langstage-core is imported
+lazily so the package loads without it (health then says how to install it).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+DEFAULT_SPEC = "langstage_core.demo.tools:graph"
+SPEC_ENV = "LANGSTAGE_AGENT_SPEC"
+INSTALL_HINT = 'pip install "langstage-core[agui,stub]"'
+
+
+@dataclass
+class LoadedAgent:
+    """An agent ready for ``iter_chunk_frames``, or why there is none."""
+
+    spec: str
+    agent: Any = None
+    extractors: list = field(default_factory=list)
+    name: Optional[str] = None
+    error: Optional[str] = None
+    status: str = "healthy"
+
+    @property
+    def ready(self) -> bool:
+        return self.agent is not None
+
+    def health(self) -> dict:
+        """The ``GET health`` / comm ``hello`` fields (chunk-wire §7.1)."""
+        body = {
+            "status": self.status,
+            "agent_loaded": self.ready,
+            "ready": self.ready,
+            "message": self.error or f"Agent ready: {self.name or self.spec}",
+            "spec": self.spec,
+        }
+        if self.name:
+            body["agent_name"] = self.name
+        return body
+
+
+def resolve_spec(spec: Optional[str]) -> str:
+    """An explicit spec, else ``$LANGSTAGE_AGENT_SPEC``, else the keyless demo."""
+    return (spec or "").strip() or os.environ.get(SPEC_ENV, "").strip() or DEFAULT_SPEC
+
+
+def load_agent(
+    graph_or_spec: Any = None,
+    *,
+    extractors: Any = None,
+    name: Optional[str] = None,
+    base_dir: Optional[str] = None,
+) -> LoadedAgent:
+    """Load a graph (object or ``module:attr`` / ``file.py:attr`` spec) and wrap it.
+
+    A relative ``file.py`` spec resolves against ``base_dir`` (default: the
+    current directory); the server passes its root directory.
+
+    The agent is built once with ``build_agent`` so its checkpointer (thread
+    memory, pending interrupts) survives between ``chat`` and ``resume``. With no
+    extractors given, the demo graph gets its own demo extractors.
+    """
+    from_spec = graph_or_spec is None or isinstance(graph_or_spec, str)
+    label = resolve_spec(graph_or_spec) if from_spec else _describe(graph_or_spec)
+    try:
+        from langstage_core.agui import build_agent
+        from langstage_core.host import load_agent_spec
+    except ImportError as exc:
+        return LoadedAgent(
+            spec=label,
+            status="agent_not_loaded",
+            error=f"langstage-core is not installed ({exc}); run: {INSTALL_HINT}",
+        )
+    try:
+        graph = load_agent_spec(label, base_dir=base_dir) if from_spec else graph_or_spec
+        name = name or _graph_name(graph)
+        agent = build_agent(graph, name=name or label)
+    except Exception as exc:  # noqa: BLE001 - any load failure is reported, not raised
+        return LoadedAgent(
+            spec=label,
+            status="agent_not_loaded",
+            error=f"Could not load agent {label!r}: {type(exc).__name__}: {exc}",
+        )
+    if extractors is None and label == DEFAULT_SPEC:
+        from langstage_core.demo.tools import demo_extractors
+
+        extractors = demo_extractors()
+    return LoadedAgent(
+        spec=label,
+        agent=agent,
+        extractors=_as_list(extractors),
+        name=name,
+    )
+
+
+def _as_list(extractors: Any) -> list:
+    if extractors is None:
+        return []
+    if isinstance(extractors, (list, tuple)):
+        return list(extractors)
+    return [extractors]
+
+
+def _graph_name(graph: Any) -> Optional[str]:
+    # LangGraph names every compiled graph "LangGraph" unless told otherwise.
+    name = getattr(graph, "name", None)
+    return name if isinstance(name, str) and name and name != "LangGraph" else None
+
+
+def _describe(graph: Any) -> str:
+    return _graph_name(graph) or type(graph).__name__

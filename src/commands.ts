@@ -1,0 +1,5 @@
+export namespace CommandIDs {
+  export const open = 'agent-panel:open';
+  export const newConversation = 'agent-panel:new-conversation';
+  export const focusComposer = 'agent-panel:focus-composer';
+}

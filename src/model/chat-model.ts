@@ -1,0 +1,313 @@
+import { UUID } from '@lumino/coreutils';
+import type { IDisposable } from '@lumino/disposable';
+import { ISignal, Signal } from '@lumino/signaling';
+import type {
+  IAgentTransport,
+  ITurnContext,
+  ITurnHandle,
+  TurnRequest
+} from '../transport/types';
+import type { WireFrame } from '../wire/frames';
+import { buildResume } from '../wire/decisions';
+import { TurnReducer } from '../wire/reduce';
+import type {
+  Decision,
+  IInterruptCard,
+  ITurnState,
+  TurnChange
+} from '../wire/types';
+
+export interface IUserEntry {
+  readonly kind: 'user';
+  readonly key: string;
+  readonly text: string;
+  readonly context: ITurnContext | null;
+  readonly time: number;
+}
+
+export interface ITurnEntry {
+  readonly kind: 'turn';
+  readonly key: string;
+  readonly request: TurnRequest;
+  readonly state: ITurnState;
+  readonly startedAt: number;
+  endedAt: number | null;
+}
+
+export type ChatEntry = IUserEntry | ITurnEntry;
+
+/** `running`: a turn streams. `awaiting-decision`: an interrupt waits for review. */
+export type ChatStatus = 'idle' | 'running' | 'awaiting-decision';
+
+export interface ITurnUpdate {
+  readonly entry: ITurnEntry;
+  readonly changes: readonly TurnChange[];
+}
+
+/**
+ * The conversation: its entries, the running turn and the review that may be
+ * pending. Views read it through signals; transports feed it frames.
+ */
+export class ChatModel implements IDisposable {
+  constructor(threadId: string = UUID.uuid4()) {
+    this._threadId = threadId;
+  }
+
+  get threadId(): string {
+    return this._threadId;
+  }
+
+  get entries(): readonly ChatEntry[] {
+    return this._entries;
+  }
+
+  get status(): ChatStatus {
+    return this._status;
+  }
+
+  get transport(): IAgentTransport | null {
+    return this._transport;
+  }
+
+  set transport(transport: IAgentTransport | null) {
+    this._transport = transport;
+  }
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  get entryAdded(): ISignal<this, ChatEntry> {
+    return this._entryAdded;
+  }
+
+  get turnChanged(): ISignal<this, ITurnUpdate> {
+    return this._turnChanged;
+  }
+
+  get statusChanged(): ISignal<this, ChatStatus> {
+    return this._statusChanged;
+  }
+
+  get cleared(): ISignal<this, void> {
+    return this._cleared;
+  }
+
+  /** The interrupt cards a resume must answer, when a review is pending. */
+  get pendingInterrupts(): IInterruptCard[] {
+    const last = this._lastTurn();
+    if (!last || last.state.outcome !== 'interrupted') {
+      return [];
+    }
+    return last.state.items.filter(
+      (item): item is IInterruptCard =>
+        item.kind === 'interrupt' && item.answered === null
+    );
+  }
+
+  /** Send a message; refused (with the reason) while a turn runs or a review waits. */
+  send(text: string, context?: ITurnContext): void {
+    this._assertCanStart();
+    if (!text.trim()) {
+      throw new Error('The message is empty.');
+    }
+    this._add({
+      kind: 'user',
+      key: UUID.uuid4(),
+      text,
+      context: context ?? null,
+      time: Date.now()
+    });
+    this._startTurn({
+      kind: 'chat',
+      threadId: this._threadId,
+      message: text,
+      context
+    });
+  }
+
+  /** Answer the pending review: one decision per action row, in order. */
+  answer(decisions: Decision[]): void {
+    const cards = this.pendingInterrupts;
+    if (this._status !== 'awaiting-decision' || cards.length === 0) {
+      throw new Error('There is no pending review to answer.');
+    }
+    const envelope = buildResume(cards, decisions);
+    let offset = 0;
+    for (const card of cards) {
+      const rows = Math.max(card.actions.length, 1);
+      card.answered = envelope.decisions.slice(offset, offset + rows);
+      offset += rows;
+    }
+    const last = this._lastTurn()!;
+    this._turnChanged.emit({
+      entry: last,
+      changes: cards.map(item => ({ type: 'updated', item }))
+    });
+    this._startTurn({
+      kind: 'resume',
+      threadId: this._threadId,
+      decisions: envelope.decisions
+    });
+  }
+
+  /** Ask the running turn to stop. */
+  stop(): void {
+    if (this._running) {
+      this._running.stopRequested = true;
+      this._running.handle.stop();
+    }
+  }
+
+  /** Send the last user message again (after an error or a stop). */
+  retry(): void {
+    const lastUser = [...this._entries]
+      .reverse()
+      .find((entry): entry is IUserEntry => entry.kind === 'user');
+    if (!lastUser) {
+      throw new Error('There is no message to retry.');
+    }
+    this.send(lastUser.text, lastUser.context ?? undefined);
+  }
+
+  /** Forget this conversation and start a new thread. */
+  newConversation(threadId: string = UUID.uuid4()): void {
+    this._detachRunning();
+    this._entries = [];
+    this._threadId = threadId;
+    this._cleared.emit();
+    this._setStatus('idle');
+  }
+
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._isDisposed = true;
+    this._detachRunning();
+    Signal.clearData(this);
+  }
+
+  private _startTurn(request: TurnRequest): void {
+    const transport = this._transport;
+    if (!transport) {
+      throw new Error('No agent endpoint is configured.');
+    }
+    const reducer = new TurnReducer();
+    const entry: ITurnEntry = {
+      kind: 'turn',
+      key: UUID.uuid4(),
+      request,
+      state: reducer.state,
+      startedAt: Date.now(),
+      endedAt: null
+    };
+    this._add(entry);
+    const running: IRunningTurn = {
+      entry,
+      reducer,
+      stopRequested: false,
+      handle: null!
+    };
+    this._running = running;
+    this._setStatus('running');
+    running.handle = transport.startTurn(request, {
+      frame: (frame: WireFrame) =>
+        this._applyTo(running, running.reducer.apply(frame)),
+      diagnostic: (message: string) =>
+        this._applyTo(running, running.reducer.diagnostic(message)),
+      end: (failure?: string) => this._endTurn(running, failure)
+    });
+  }
+
+  private _applyTo(running: IRunningTurn, changes: TurnChange[]): void {
+    if (this._running !== running || changes.length === 0) {
+      return;
+    }
+    this._turnChanged.emit({ entry: running.entry, changes });
+    if (changes.some(change => change.type === 'ended')) {
+      this._finish(running);
+    }
+  }
+
+  private _endTurn(running: IRunningTurn, failure?: string): void {
+    if (this._running !== running) {
+      return;
+    }
+    const { reducer } = running;
+    const changes =
+      running.stopRequested && !failure && reducer.state.outcome === null
+        ? reducer.cancelLocally('Stopped before the agent confirmed.')
+        : reducer.endOfStream(failure);
+    this._applyTo(running, changes);
+    this._finish(running);
+  }
+
+  private _finish(running: IRunningTurn): void {
+    if (this._running !== running) {
+      return;
+    }
+    running.entry.endedAt = Date.now();
+    this._running = null;
+    this._setStatus(
+      this.pendingInterrupts.length > 0 ? 'awaiting-decision' : 'idle'
+    );
+  }
+
+  private _assertCanStart(): void {
+    if (this._status === 'running') {
+      throw new Error('The agent is still answering; wait or press Stop.');
+    }
+    if (this._status === 'awaiting-decision') {
+      throw new Error(
+        'The agent is waiting for your review; answer it before sending a new message.'
+      );
+    }
+  }
+
+  private _detachRunning(): void {
+    const running = this._running;
+    this._running = null;
+    running?.handle.stop();
+  }
+
+  private _add(entry: ChatEntry): void {
+    this._entries.push(entry);
+    this._entryAdded.emit(entry);
+  }
+
+  private _lastTurn(): ITurnEntry | undefined {
+    for (let i = this._entries.length - 1; i >= 0; i--) {
+      const entry = this._entries[i];
+      if (entry.kind === 'turn') {
+        return entry;
+      }
+    }
+    return undefined;
+  }
+
+  private _setStatus(status: ChatStatus): void {
+    if (this._status !== status) {
+      this._status = status;
+      this._statusChanged.emit(status);
+    }
+  }
+
+  private _threadId: string;
+  private _entries: ChatEntry[] = [];
+  private _status: ChatStatus = 'idle';
+  private _transport: IAgentTransport | null = null;
+  private _running: IRunningTurn | null = null;
+  private _isDisposed = false;
+  private readonly _entryAdded = new Signal<this, ChatEntry>(this);
+  private readonly _turnChanged = new Signal<this, ITurnUpdate>(this);
+  private readonly _statusChanged = new Signal<this, ChatStatus>(this);
+  private readonly _cleared = new Signal<this, void>(this);
+}
+
+interface IRunningTurn {
+  readonly entry: ITurnEntry;
+  readonly reducer: TurnReducer;
+  stopRequested: boolean;
+  handle: ITurnHandle;
+}

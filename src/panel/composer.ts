@@ -1,0 +1,128 @@
+import type { TranslationBundle } from '@jupyterlab/translation';
+import { Message } from '@lumino/messaging';
+import { ISignal, Signal } from '@lumino/signaling';
+import { Widget } from '@lumino/widgets';
+
+/**
+ * The message box: a textarea and Send / Stop buttons. It emits intents and
+ * never talks to a transport.
+ */
+export class Composer extends Widget {
+  constructor(trans: TranslationBundle) {
+    super();
+    this.addClass('jp-AgentPanel-composer');
+    this._input = document.createElement('textarea');
+    this._input.className = 'jp-AgentPanel-input';
+    this._input.rows = 3;
+    this._input.placeholder = trans.__('Ask the agent…');
+    this._input.setAttribute('aria-label', trans.__('Message to the agent'));
+    this._notice = document.createElement('div');
+    this._notice.className = 'jp-AgentPanel-composerNotice';
+    this._notice.setAttribute('role', 'status');
+    this._send = button(trans.__('Send'), 'jp-AgentPanel-send');
+    this._stop = button(trans.__('Stop'), 'jp-AgentPanel-stop');
+    this._stop.hidden = true;
+    const actions = document.createElement('div');
+    actions.className = 'jp-AgentPanel-composerActions';
+    actions.append(this._stop, this._send);
+    this.node.append(this._notice, this._input, actions);
+  }
+
+  /** The user asked to send this text. */
+  get sendRequested(): ISignal<this, string> {
+    return this._sendRequested;
+  }
+
+  get stopRequested(): ISignal<this, void> {
+    return this._stopRequested;
+  }
+
+  /** `Enter` sends and Shift+Enter breaks the line, or the reverse with Ctrl+Enter. */
+  set sendKey(key: 'Enter' | 'Ctrl+Enter') {
+    this._sendKey = key;
+  }
+
+  /** Lock the input with an explanation, or unlock it with `null`. */
+  setLocked(reason: string | null): void {
+    this._input.disabled = reason !== null;
+    this._send.disabled = reason !== null;
+    this._notice.textContent = reason ?? '';
+    this._notice.hidden = reason === null;
+  }
+
+  setRunning(running: boolean): void {
+    this._stop.hidden = !running;
+    this._send.hidden = running;
+  }
+
+  clear(): void {
+    this._input.value = '';
+  }
+
+  focusInput(): void {
+    this._input.focus();
+  }
+
+  handleEvent(event: Event): void {
+    if (event.type === 'click') {
+      if (event.currentTarget === this._send) {
+        this._requestSend();
+      } else if (event.currentTarget === this._stop) {
+        this._stopRequested.emit();
+      }
+    } else if (event.type === 'keydown') {
+      this._onKeyDown(event as KeyboardEvent);
+    }
+  }
+
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    this._send.addEventListener('click', this);
+    this._stop.addEventListener('click', this);
+    this._input.addEventListener('keydown', this);
+  }
+
+  protected onBeforeDetach(msg: Message): void {
+    this._send.removeEventListener('click', this);
+    this._stop.removeEventListener('click', this);
+    this._input.removeEventListener('keydown', this);
+    super.onBeforeDetach(msg);
+  }
+
+  private _onKeyDown(event: KeyboardEvent): void {
+    // An IME composing a character uses Enter to confirm it, not to send.
+    if (event.key !== 'Enter' || event.isComposing || event.keyCode === 229) {
+      return;
+    }
+    const modifier = event.ctrlKey || event.metaKey;
+    const wantsSend =
+      this._sendKey === 'Enter' ? !event.shiftKey && !modifier : modifier;
+    if (wantsSend) {
+      event.preventDefault();
+      this._requestSend();
+    }
+  }
+
+  private _requestSend(): void {
+    const text = this._input.value;
+    if (text.trim() && !this._input.disabled) {
+      this._sendRequested.emit(text);
+    }
+  }
+
+  private readonly _input: HTMLTextAreaElement;
+  private readonly _notice: HTMLDivElement;
+  private readonly _send: HTMLButtonElement;
+  private readonly _stop: HTMLButtonElement;
+  private _sendKey: 'Enter' | 'Ctrl+Enter' = 'Enter';
+  private readonly _sendRequested = new Signal<this, string>(this);
+  private readonly _stopRequested = new Signal<this, void>(this);
+}
+
+function button(label: string, className: string): HTMLButtonElement {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.className = `jp-Button jp-mod-styled ${className}`;
+  element.textContent = label;
+  return element;
+}

@@ -1,0 +1,66 @@
+import type { IDisposable } from '@lumino/disposable';
+import type { WireFrame } from '../wire/frames';
+import type { Decision } from '../wire/types';
+
+/** Workspace context that accompanies a chat message (LangStage HTTP names). */
+export interface ITurnContext {
+  current_directory?: string;
+  focused_widget?: string;
+  selected_text?: string;
+  selection_metadata?: string;
+}
+
+/** What the panel asks a transport to run. */
+export type TurnRequest =
+  | {
+      kind: 'chat';
+      threadId: string;
+      message: string;
+      context?: ITurnContext;
+    }
+  | { kind: 'resume'; threadId: string; decisions: Decision[] };
+
+/**
+ * Where a transport delivers a turn. Transports parse at the edge: only
+ * validated frames reach `frame`; what could not be read goes to `diagnostic`.
+ */
+export interface ITurnSink {
+  frame(frame: WireFrame): void;
+  diagnostic(message: string): void;
+  /**
+   * The stream is over: `reason` is set when the transport itself failed
+   * (HTTP status, network, kernel died) and names the endpoint and cause.
+   * With no reason and no terminal frame seen, the EOF rule applies.
+   */
+  end(reason?: string): void;
+}
+
+export interface ITurnHandle {
+  /** Ask the producer to stop (cancel route / comm message / abort). */
+  stop(): void;
+  /** Settles once `sink.end` has been called. */
+  readonly done: Promise<void>;
+}
+
+export type HealthState = 'healthy' | 'needs_setup' | 'unreachable';
+
+export interface IHealthReport {
+  state: HealthState;
+  /** A sentence for the user: why it is not healthy, or the agent's name. */
+  message: string;
+  agentName: string | null;
+}
+
+/** One way of talking to an agent: HTTP chunk wire, kernel comm, AG-UI. */
+export interface IAgentTransport extends IDisposable {
+  /** Short label for the header, e.g. "HTTP · /agent-panel/". */
+  readonly label: string;
+  startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle;
+  checkHealth(): Promise<IHealthReport>;
+}
+
+/** `fetch` as transports use it, injectable for tests. */
+export type FetchLike = (
+  input: string,
+  init: RequestInit
+) => Promise<Response>;

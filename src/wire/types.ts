@@ -1,0 +1,133 @@
+/**
+ * The turn model: what one agent turn looks like once its frames are folded.
+ *
+ * Pure data, shared by every layer. See docs in `fixtures/chunk-wire/README.md`
+ * and the chunk-wire reference (§4 reducer rules, §6 interrupts).
+ */
+
+/** The four canonical decision verbs, in canonical order. */
+export type DecisionVerb = 'reject' | 'edit' | 'respond' | 'approve';
+
+export const CANONICAL_VERBS: readonly DecisionVerb[] = [
+  'reject',
+  'edit',
+  'respond',
+  'approve'
+];
+
+/** A decision answering one action request (chunk-wire §6.5). */
+export type Decision =
+  | { type: 'approve' }
+  | { type: 'edit'; edited_action: { name: string; args: unknown } }
+  | { type: 'reject'; message?: string }
+  | { type: 'respond'; message: string };
+
+/** How a turn ended. `null` while it still runs. */
+export type Outcome = 'complete' | 'interrupted' | 'error' | 'cancelled';
+
+export type ToolStatus = 'pending' | 'success' | 'error' | 'unknown';
+
+export interface ITextBlock {
+  readonly kind: 'text';
+  readonly key: number;
+  text: string;
+  node: string | null;
+  messageId: string | null;
+}
+
+export interface IReasoningBlock {
+  readonly kind: 'reasoning';
+  readonly key: number;
+  text: string;
+  node: string | null;
+}
+
+export interface IToolCard {
+  readonly kind: 'tool';
+  readonly key: number;
+  /** The producer's tool-call id (contract B), else null. */
+  callId: string | null;
+  name: string;
+  /** Parsed arguments; `undefined` for an orphan result (no call seen). */
+  args: unknown;
+  /** The raw argument text when the producer could not parse it (`_raw`). */
+  rawArgs: string | null;
+  status: ToolStatus;
+  /** The result as received; `undefined` while pending. */
+  result: unknown;
+  /** The result ends with the producer's `…(truncated)` marker. */
+  truncated: boolean;
+  durationMs: number | null;
+  /** A result with no matching call. */
+  orphan: boolean;
+}
+
+export interface IExtractionCard {
+  readonly kind: 'extraction';
+  readonly key: number;
+  toolName: string;
+  extractedType: string;
+  data: unknown;
+  /** Key of the tool card this extraction follows, when there is one. */
+  toolKey: number | null;
+}
+
+/** One row of a review: an action request read as chunk-wire §6.3–6.4. */
+export interface IActionRequest {
+  /** Resolved name, or null when the placeholder "an action" applies. */
+  name: string | null;
+  description: string | null;
+  args: unknown;
+  /** Allowed decisions for this row (§6.4). */
+  allowed: DecisionVerb[];
+  /** `review_configs[i].args_schema` when the producer gave one. */
+  argsSchema: unknown;
+  /** True for the generic "agent paused" row of an empty `action_requests`. */
+  synthetic: boolean;
+  /** The action request exactly as received. */
+  raw: unknown;
+}
+
+export interface IInterruptCard {
+  readonly kind: 'interrupt';
+  readonly key: number;
+  actions: IActionRequest[];
+  allowedDecisions: DecisionVerb[];
+  /** Interrupt ids when the producer revealed them (AG-UI). */
+  interruptIds: string[];
+  /** The decisions sent for this card, once answered. */
+  answered: Decision[] | null;
+}
+
+export type TranscriptItem =
+  | ITextBlock
+  | IReasoningBlock
+  | IToolCard
+  | IExtractionCard
+  | IInterruptCard;
+
+export interface ITurnError {
+  message: string;
+  traceback: string | null;
+}
+
+/** What one turn looks like so far. */
+export interface ITurnState {
+  items: TranscriptItem[];
+  /** Null while the turn runs. */
+  outcome: Outcome | null;
+  error: ITurnError | null;
+  cancelMessage: string | null;
+  /** Problems noticed in the stream (bad frames, seq gaps, …): shown, never thrown. */
+  diagnostics: string[];
+}
+
+/** What one applied frame changed, so a view can update only that. */
+export type TurnChange =
+  | { type: 'added'; item: TranscriptItem }
+  | { type: 'updated'; item: TranscriptItem }
+  | { type: 'ended'; outcome: Outcome }
+  | { type: 'diagnostic'; message: string };
+
+/** The text the panel shows when a stream ends with no terminal frame. */
+export const STREAM_ENDED_UNEXPECTEDLY = 'stream ended unexpectedly';
