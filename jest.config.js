@@ -26,9 +26,16 @@ module.exports = {
   ...baseConfig,
   reporters: ['default'],
   automock: false,
-  collectCoverageFrom: ['src/**/*.{ts,tsx}', '!src/**/*.d.ts', '!src/**/__tests__/**'],
+  collectCoverageFrom: [
+    'src/**/*.{ts,tsx}',
+    '!src/**/*.d.ts',
+    '!src/**/__tests__/**'
+  ],
   coverageReporters: ['lcov', 'text-summary'],
   testRegex: 'src/.*/.*.spec.ts[x]?$',
-  modulePathIgnorePatterns: ['<rootDir>/jupyterlab_agent_panel/labextension', '<rootDir>/ui-tests'],
+  modulePathIgnorePatterns: [
+    '<rootDir>/jupyterlab_agent_panel/labextension',
+    '<rootDir>/ui-tests'
+  ],
   transformIgnorePatterns: [`/node_modules/(?!${esModules}).+`]
 };

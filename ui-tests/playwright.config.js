@@ -8,7 +8,11 @@ const port = process.env.AGENT_PANEL_UI_PORT || '8899';
 
 module.exports = {
   ...baseConfig,
-  reporter: [['list'], ['json', { outputFile: 'test-results/results.json' }], ['html', { open: 'never' }]],
+  reporter: [
+    ['list'],
+    ['json', { outputFile: 'test-results/results.json' }],
+    ['html', { open: 'never' }]
+  ],
   workers: 1,
   retries: 0,
   timeout: 120000,

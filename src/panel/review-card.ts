@@ -189,7 +189,10 @@ class ReviewRow {
     confirm.className = 'jp-Button jp-mod-styled jp-mod-accept';
     if (verb === 'edit') {
       input.value = pretty(this._action.args ?? {});
-      input.setAttribute('aria-label', this._trans.__('Edited arguments (JSON)'));
+      input.setAttribute(
+        'aria-label',
+        this._trans.__('Edited arguments (JSON)')
+      );
       confirm.textContent = trans.__('Send edited arguments');
     } else if (verb === 'reject') {
       input.placeholder = trans.__('Reason (optional)');
@@ -245,7 +248,10 @@ class ReviewRow {
   private readonly _outcome: HTMLDivElement;
 }
 
-function describeDecision(trans: TranslationBundle, decision: Decision): string {
+function describeDecision(
+  trans: TranslationBundle,
+  decision: Decision
+): string {
   switch (decision.type) {
     case 'approve':
       return trans.__('Decision: approved');

@@ -244,7 +244,10 @@ export function describeHttpFailure(
 }
 
 function excerpt(text: string): string {
-  const flat = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
 }
 

@@ -60,7 +60,4 @@ export interface IAgentTransport extends IDisposable {
 }
 
 /** `fetch` as transports use it, injectable for tests. */
-export type FetchLike = (
-  input: string,
-  init: RequestInit
-) => Promise<Response>;
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;

@@ -100,11 +100,7 @@ export interface IInterruptCard {
 }
 
 export type TranscriptItem =
-  | ITextBlock
-  | IReasoningBlock
-  | IToolCard
-  | IExtractionCard
-  | IInterruptCard;
+  ITextBlock | IReasoningBlock | IToolCard | IExtractionCard | IInterruptCard;
 
 export interface ITurnError {
   message: string;

@@ -1,0 +1,252 @@
+"""The chunk-wire HTTP routes (chunk-wire §7) under ``<base_url>agent-panel/``.
+
+``POST chat`` and ``POST resume`` answer with a ``text/event-stream`` of the
+frames ``langstage_core.agui.iter_chunk_frames`` yields, one ``data:`` line per
+frame. ``POST cancel`` stops a running turn; ``GET health`` reports the agent.
+
+A request that cannot start a turn gets a JSON error, never a stream:
+``{"message": <what was wrong>, "reason": <code>}`` with
+
+* 400 ``bad_request``: the body is not a JSON object or a field is missing or
+  of the wrong type;
+* 409 ``busy``: a turn is already running on that ``thread_id`` (one active turn
+  per thread; the first one keeps running);
+* 503 ``no_agent``: the configured graph could not be loaded (``health`` says why).
+
+Unauthenticated requests get jupyter_server's 403; a server bug before the
+stream starts, its 500.
+
+Once the stream has started, the response ends with exactly one terminal frame:
+``complete`` or ``error`` from core, ``cancelled`` after a cancel, or an
+``error`` frame if the server itself failed mid-turn. A client that disconnects
+mid-stream cancels its turn.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from contextlib import aclosing
+from typing import Any, AsyncIterator, Optional
+
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+from tornado.iostream import StreamClosedError
+
+from .context import CONTEXT_FIELDS, message_with_context
+from .panel import AgentPanel
+
+ROUTE_PREFIX = "agent-panel"
+SETTINGS_KEY = "jupyterlab_agent_panel"
+MAX_RESULT_LEN = 500
+TERMINAL_STATUSES = frozenset({"complete", "error", "cancelled"})
+CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
+
+
+class Rejected(Exception):
+    """A request refused before any turn started; becomes a JSON error reply."""
+
+    def __init__(self, status: int, reason: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+
+def bad_request(message: str) -> Rejected:
+    return Rejected(400, "bad_request", message)
+
+
+class PanelHandler(APIHandler):
+    """Shared request parsing and error replies."""
+
+    @property
+    def panel(self) -> AgentPanel:
+        return self.settings[SETTINGS_KEY]
+
+    def json_body(self) -> dict:
+        if not self.request.body.strip():
+            raise bad_request("Request body is empty; expected a JSON object")
+        try:
+            body = json.loads(self.request.body)
+        except ValueError as exc:  # bad JSON or bad UTF-8
+            raise bad_request(f"Request body is not valid JSON: {exc}") from exc
+        if not isinstance(body, dict):
+            raise bad_request(f"Request body must be a JSON object, not {type(body).__name__}")
+        return body
+
+    def reply_rejected(self, rejected: Rejected) -> None:
+        # Written directly rather than raised as HTTPError: tornado would %-format
+        # the message (user-supplied thread ids, JSON errors) when logging it.
+        self.log.warning("agent-panel %s: %s", self.request.path, rejected.message)
+        self.set_status(rejected.status)
+        self.finish(json.dumps({"message": rejected.message, "reason": rejected.reason}))
+
+
+def required_string(body: dict, key: str, missing: str) -> str:
+    value = body.get(key)
+    if value is not None and not isinstance(value, str):
+        raise bad_request(f"{key} must be a string")
+    if not value or not value.strip():
+        raise bad_request(missing)
+    return value
+
+
+def optional_strings(body: dict, keys: tuple) -> dict:
+    fields = {}
+    for key in keys:
+        value = body.get(key)
+        if value is not None and not isinstance(value, str):
+            raise bad_request(f"{key} must be a string")
+        fields[key] = value
+    return fields
+
+
+def decision_list(body: dict) -> list:
+    decisions = body.get("decisions", [])
+    if not isinstance(decisions, list):
+        raise bad_request("decisions must be a list")
+    for index, decision in enumerate(decisions):
+        if not isinstance(decision, dict) or not isinstance(decision.get("type"), str):
+            raise bad_request(f"decisions[{index}] must be an object with a string 'type'")
+    return decisions
+
+
+class TurnHandler(PanelHandler):
+    """Streams one turn as SSE; the turn is a task that cancel or a disconnect stops."""
+
+    _turn: Optional[asyncio.Task] = None
+    _client_gone = False
+    _terminal_sent = False
+
+    async def run_turn(self, thread_id: str, message: str, resume: Any = None) -> None:
+        loaded = await self.panel.loaded_agent()
+        if not loaded.ready:
+            raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
+        from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
+
+        # No await between this check and the registration: the check cannot go stale.
+        if thread_id in self.panel.turns:
+            raise Rejected(409, "busy", f"A turn is already running on thread {thread_id!r}")
+        frames = iter_chunk_frames(
+            loaded.agent,
+            message,
+            thread_id,
+            resume=resume,
+            extractors=loaded.extractors,
+            max_result_len=MAX_RESULT_LEN,
+        )
+        self.set_header("Content-Type", "text/event-stream")
+        self.set_header("Cache-Control", "no-cache")
+        self.set_header("Connection", "keep-alive")
+        self._turn = asyncio.create_task(self._stream(frames))
+        self.panel.turns[thread_id] = self._turn
+        try:
+            await asyncio.wait({self._turn})
+        finally:
+            self._turn.cancel()  # no-op once done; stops the turn if this handler is cancelled
+            if self.panel.turns.get(thread_id) is self._turn:
+                del self.panel.turns[thread_id]
+        await self._end(self._turn)
+
+    def on_connection_close(self) -> None:
+        super().on_connection_close()
+        self._client_gone = True
+        if self._turn is not None:
+            self._turn.cancel()
+
+    async def _stream(self, frames: AsyncIterator[dict]) -> None:
+        await self.flush()  # headers now, so the client sees the turn start
+        async with aclosing(frames):
+            async for frame in frames:
+                await self._send(frame)
+
+    async def _send(self, frame: dict) -> None:
+        self.write(f"data: {json.dumps(frame)}\n\n")
+        if frame.get("status") in TERMINAL_STATUSES:
+            self._terminal_sent = True
+        await self.flush()
+
+    async def _end(self, turn: asyncio.Task) -> None:
+        """Add the terminal frame a turn that stopped early never sent, then finish."""
+        failure = None if turn.cancelled() else turn.exception()
+        if isinstance(failure, StreamClosedError):
+            self._client_gone = True
+        elif failure is not None:
+            self.log.error("agent-panel turn failed", exc_info=failure)
+        if self._client_gone:
+            return
+        try:
+            if not self._terminal_sent:
+                if turn.cancelled():
+                    await self._send(CANCELLED_FRAME)
+                elif failure is not None:
+                    await self._send({"status": "error", "error": f"{type(failure).__name__}: {failure}"})
+            self.finish(set_content_type="text/event-stream")
+        except StreamClosedError:
+            pass  # the client left while the turn was ending; nothing to tell it
+
+
+class ChatHandler(TurnHandler):
+    @web.authenticated
+    async def post(self) -> None:
+        """``{message, thread_id, current_directory?, focused_widget?, selected_text?,
+        selection_metadata?}`` → SSE; the context fields go into the message text.
+        409 while another turn runs on ``thread_id``."""
+        try:
+            body = self.json_body()
+            message = required_string(body, "message", "Message is required")
+            thread_id = required_string(body, "thread_id", "thread_id is required")
+            context = optional_strings(body, CONTEXT_FIELDS)
+            await self.run_turn(thread_id, message_with_context(message, context))
+        except Rejected as rejected:
+            self.reply_rejected(rejected)
+
+
+class ResumeHandler(TurnHandler):
+    @web.authenticated
+    async def post(self) -> None:
+        """``{thread_id, decisions}`` → SSE; resumes with ``{"decisions": decisions}``
+        (``decisions`` defaults to ``[]``). 409 while another turn runs on ``thread_id``."""
+        try:
+            body = self.json_body()
+            thread_id = required_string(body, "thread_id", "thread_id is required")
+            decisions = decision_list(body)
+            await self.run_turn(thread_id, "", resume={"decisions": decisions})
+        except Rejected as rejected:
+            self.reply_rejected(rejected)
+
+
+class CancelHandler(PanelHandler):
+    @web.authenticated
+    async def post(self) -> None:
+        """``{thread_id}`` → cancels that thread's running turn task, if any."""
+        try:
+            thread_id = required_string(self.json_body(), "thread_id", "thread_id is required")
+        except Rejected as rejected:
+            self.reply_rejected(rejected)
+            return
+        turn = self.panel.turns.get(thread_id)
+        if turn is None:
+            reply = {"status": "not_found", "message": "No active execution found for this thread"}
+        else:
+            turn.cancel()
+            reply = {"status": "success", "message": "Cancellation requested"}
+        self.finish(json.dumps(reply))
+
+
+class HealthHandler(PanelHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        """The agent's health (chunk-wire §7.1); loads the agent on first call."""
+        loaded = await self.panel.loaded_agent()
+        self.finish(json.dumps(loaded.health()))
+
+
+def setup_handlers(server_app) -> None:
+    """Create the process-wide ``AgentPanel`` and register the routes."""
+    web_app = server_app.web_app
+    web_app.settings[SETTINGS_KEY] = AgentPanel(parent=server_app, base_dir=server_app.root_dir)
+    prefix = url_path_join(web_app.settings["base_url"], ROUTE_PREFIX)
+    routes = {"chat": ChatHandler, "resume": ResumeHandler, "cancel": CancelHandler, "health": HealthHandler}
+    web_app.add_handlers(".*$", [(url_path_join(prefix, name), handler) for name, handler in routes.items()])

@@ -1,0 +1,147 @@
+"""A real Jupyter server with the extension enabled, plus SSE helpers.
+
+Each test gets a fresh server (pytest-jupyter's ``jp_serverapp``), so the agent
+is loaded anew per test. A module picks its graph by overriding
+``agent_panel_config`` (the ``AgentPanel`` config section); the default is empty,
+which serves the keyless demo tools agent.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from jupyter_server.utils import url_path_join
+from tornado.httpclient import HTTPClientError
+from traitlets.config import Config
+
+from helpers import RawResponse, parse_sse
+
+pytest_plugins = ["pytest_jupyter.jupyter_server"]
+
+@pytest.fixture(autouse=True)
+def _no_spec_env(monkeypatch):
+    # A spec in the developer's environment must not change what the tests serve.
+    monkeypatch.delenv("LANGSTAGE_AGENT_SPEC", raising=False)
+
+
+@pytest.fixture
+def agent_panel_config() -> dict:
+    return {}
+
+
+@pytest.fixture
+def jp_server_config(agent_panel_config):
+    return Config(
+        {
+            "ServerApp": {"jpserver_extensions": {"jupyterlab_agent_panel": True}},
+            "AgentPanel": agent_panel_config,
+        }
+    )
+
+
+@pytest.fixture
+def agent_panel(jp_serverapp):
+    """The extension's process-wide ``AgentPanel`` (running turns, loaded agent)."""
+    return jp_serverapp.web_app.settings["jupyterlab_agent_panel"]
+
+
+@pytest.fixture
+def post_json(jp_fetch):
+    """POST a JSON body to a route; returns the response, whatever its status."""
+
+    async def post(route: str, body, **kwargs):
+        data = body if isinstance(body, (str, bytes)) else json.dumps(body)
+        try:
+            return await jp_fetch("agent-panel", route, method="POST", body=data, **kwargs)
+        except HTTPClientError as exc:
+            return exc.response
+
+    return post
+
+
+@pytest.fixture
+def run_turn(post_json):
+    """POST chat/resume and return the parsed frames of a 200 SSE response."""
+
+    async def run(route: str, body: dict) -> list:
+        response = await post_json(route, body)
+        assert response.code == 200, response.body
+        return parse_sse(response.body.decode("utf-8"))
+
+    return run
+
+
+class FrameStream:
+    """A chat/resume request read frame by frame while it streams."""
+
+    def __init__(self):
+        self.frames: asyncio.Queue = asyncio.Queue()
+        self._buffer = b""
+        self.response = None
+
+    def feed(self, data: bytes) -> None:
+        self._buffer += data
+        while b"\n\n" in self._buffer:
+            event, self._buffer = self._buffer.split(b"\n\n", 1)
+            self.frames.put_nowait(json.loads(event.decode("utf-8")[len("data: "):]))
+
+    async def next_frame(self, timeout: float = 10) -> dict:
+        return await asyncio.wait_for(self.frames.get(), timeout)
+
+    async def rest(self, timeout: float = 10) -> list:
+        """All remaining frames, once the response has ended."""
+        await asyncio.wait_for(self.response, timeout)
+        frames = []
+        while not self.frames.empty():
+            frames.append(self.frames.get_nowait())
+        assert self._buffer == b"", self._buffer
+        return frames
+
+
+@pytest.fixture
+def open_stream(jp_fetch):
+    """Start a chat/resume request without waiting for it to end."""
+
+    def start(route: str, body: dict) -> FrameStream:
+        stream = FrameStream()
+        stream.response = asyncio.ensure_future(
+            jp_fetch(
+                "agent-panel",
+                route,
+                method="POST",
+                body=json.dumps(body),
+                streaming_callback=stream.feed,
+            )
+        )
+        return stream
+
+    return start
+
+
+@pytest.fixture
+def raw_post(jp_serverapp, http_server, jp_http_port, jp_base_url):
+    """POST over a plain socket (HTTP/1.1, persistent); closed at teardown."""
+    opened = []
+
+    async def post(route: str, body: dict) -> RawResponse:
+        reader, writer = await asyncio.open_connection("127.0.0.1", jp_http_port)
+        path = url_path_join(jp_base_url, "agent-panel", route)
+        data = json.dumps(body).encode("utf-8")
+        head = (
+            f"POST {path} HTTP/1.1\r\n"
+            f"Host: 127.0.0.1:{jp_http_port}\r\n"
+            f"Authorization: token {jp_serverapp.identity_provider.token}\r\n"
+            "Content-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n"
+        )
+        writer.write(head.encode("latin-1") + data)
+        await writer.drain()
+        response = RawResponse(reader, writer)
+        opened.append(response)
+        await response.read_head()
+        return response
+
+    yield post
+    for response in opened:
+        response.close()

@@ -1,0 +1,70 @@
+"""Assertions and parsers shared by the server-extension tests."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+GRAPHS = Path(__file__).parent / "graphs"
+TERMINAL_STATUSES = {"complete", "error", "cancelled"}
+
+
+def graph_spec(name: str) -> str:
+    """The ``file.py:graph`` spec of a test graph in ``tests/graphs``."""
+    return f"{GRAPHS / name}.py:graph"
+
+
+def parse_sse(body: str) -> list:
+    """Frames of a whole SSE body, asserting the exact chunk-wire framing (§7.2)."""
+    assert body.endswith("\n\n"), f"body does not end with a blank line: {body[-40:]!r}"
+    frames = []
+    for event in body[: -len("\n\n")].split("\n\n"):
+        assert event.startswith("data: "), f"not a data line: {event!r}"
+        assert "\n" not in event, f"event spans several lines: {event!r}"
+        frames.append(json.loads(event[len("data: "):]))
+    return frames
+
+
+def assert_one_terminal_last(frames: list) -> dict:
+    """The response ends with exactly one terminal frame; returns it."""
+    terminal = [f for f in frames if f.get("status") in TERMINAL_STATUSES]
+    assert len(terminal) == 1, frames
+    assert frames[-1] is terminal[0], frames
+    return terminal[0]
+
+
+def text_of(frames: list) -> str:
+    return "".join(f["chunk"] for f in frames if "chunk" in f)
+
+
+class RawResponse:
+    """An HTTP/1.1 response read straight off a socket, as a browser's fetch sees it.
+
+    Tornado's own client asks for ``Connection: close``, which makes the server
+    answer ``close``; a raw request keeps the connection persistent.
+    """
+
+    def __init__(self, reader, writer):
+        self.reader = reader
+        self.writer = writer
+        self.status_line = ""
+        self.headers: dict = {}
+
+    async def read_head(self) -> None:
+        head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+        self.status_line, *lines = head[: -len("\r\n\r\n")].split("\r\n")
+        self.headers = dict(line.split(": ", 1) for line in lines)
+
+    async def read_chunk(self) -> bytes:
+        """The next chunk of a chunked body; ``b""`` at its end."""
+        size = int((await self.reader.readuntil(b"\r\n")).strip(), 16)
+        data = await self.reader.readexactly(size + 2)
+        return data[:-2]
+
+    async def read_body(self) -> bytes:
+        body = b""
+        while chunk := await self.read_chunk():
+            body += chunk
+        return body
+
+    def close(self) -> None:
+        self.writer.close()

@@ -1,0 +1,109 @@
+"""The trailing context block (chunk-wire §7.1) and what the agents see of it."""
+import pytest
+from langstage_core.demo._context import user_text
+
+from helpers import graph_spec, text_of
+from jupyterlab_agent_panel.context import SELECTION_LIMIT, message_with_context
+
+FULL_CONTEXT = {
+    "current_directory": "notes",
+    "focused_widget": "notes/analysis.ipynb",
+    "selected_text": "x = 1",
+    "selection_metadata": "cell_3",
+}
+FULL_BLOCK = (
+    "\n\nCurrent directory: notes"
+    "\nCurrently focused file: notes/analysis.ipynb"
+    "\nUser has selected the following text from cell index 3:\n```\nx = 1\n```"
+)
+
+
+def test_all_fields_make_one_trailing_block():
+    assert message_with_context("hello", FULL_CONTEXT) == "hello" + FULL_BLOCK
+
+
+@pytest.mark.parametrize("context", [None, {}, {"current_directory": "", "selected_text": "  "}])
+def test_no_context_leaves_the_message_unchanged(context):
+    assert message_with_context("hello", context) == "hello"
+
+
+@pytest.mark.parametrize(
+    ("focused", "line"),
+    [
+        ("notes/analysis.ipynb", "Currently focused file: notes/analysis.ipynb"),
+        ("script.py", "Currently focused file: script.py"),
+        ("Launcher", "Currently focused: Launcher"),
+    ],
+)
+def test_focused_widget_is_a_file_or_a_title(focused, line):
+    assert message_with_context("m", {"focused_widget": focused}) == f"m\n\n{line}"
+
+
+@pytest.mark.parametrize(
+    ("metadata", "opening"),
+    [
+        ("cell_0", "User has selected the following text from cell index 0:"),
+        ("line_7", "User has selected the following text from line 7:"),
+        ("lines_3-9", "User has selected the following text from lines 3-9:"),
+        ("", "User has selected the following text:"),
+        ("somewhere", "User has selected the following text:"),
+    ],
+)
+def test_selection_says_where_it_came_from(metadata, opening):
+    block = message_with_context("m", {"selected_text": "s", "selection_metadata": metadata})
+
+    assert block == f"m\n\n{opening}\n```\ns\n```"
+
+
+def test_long_selection_is_cut_to_the_limit():
+    selected = "a" * SELECTION_LIMIT + "b" * 5
+
+    block = message_with_context("m", {"selected_text": selected})
+
+    assert block == (
+        "m\n\nUser has selected the following text:\n```\n"
+        + "a" * SELECTION_LIMIT
+        + "\n… (truncated, 5 more characters)\n```"
+    )
+
+
+def test_fence_outgrows_backticks_in_the_selection():
+    block = message_with_context("m", {"selected_text": "```py\nx\n```"})
+
+    assert block.endswith("\n````\n```py\nx\n```\n````")
+
+
+@pytest.mark.parametrize("context", [FULL_CONTEXT, {"focused_widget": "Launcher"}, {"selected_text": "s"}])
+def test_langstage_demo_strips_exactly_the_block(context):
+    message = "hello\n\nsecond paragraph"
+
+    assert user_text(message_with_context(message, context)) == message
+
+
+class TestEchoAllSeesTheBlock:
+    @pytest.fixture
+    def agent_panel_config(self):
+        return {"agent_spec": graph_spec("echo_all")}
+
+    async def test_agent_receives_message_and_block(self, run_turn):
+        frames = await run_turn("chat", {"message": "hello", "thread_id": "t", **FULL_CONTEXT})
+
+        assert text_of(frames) == "echo: hello" + FULL_BLOCK
+
+
+async def test_demo_echo_leaves_the_block_out(run_turn):
+    frames = await run_turn(
+        "chat",
+        {
+            "message": "hello",
+            "thread_id": "t-context",
+            # "think" and "use a tool" here must not fire the demo's triggers.
+            "current_directory": "notes/think",
+            "focused_widget": "notes/use a tool.ipynb",
+            "selected_text": "ask me anything",
+            "selection_metadata": "cell_2",
+        },
+    )
+
+    assert text_of(frames) == "(demo agent) You said: hello"
+    assert [f for f in frames if "reasoning" in f or "tool_calls" in f or "interrupt" in f] == []

@@ -1,0 +1,406 @@
+/**
+ * Validated chunk-wire frames (chunk-wire §1, §5, §11a).
+ *
+ * `decodeFrame` is the only place raw JSON is looked at: it accepts the
+ * chunk wire (`{"status": …}`) and LangStage's event wire (`{"type": …}`),
+ * and yields one typed shape (contract B superset, every B key optional,
+ * `null` = missing). Anything it cannot use becomes an `ignored` frame or a
+ * `{ok: false}` result naming the problem; it never throws.
+ */
+
+/** One element of a `tool_calls` payload. */
+export interface IWireToolCall {
+  /** Null when the producer gave none (the reducer shows "tool"). */
+  name: string | null;
+  args: unknown;
+  id: string | null;
+}
+
+/** A `tool_result` payload with its contract-B sibling keys. */
+export interface IWireToolResult {
+  /** The result as received (a string in practice). */
+  content: unknown;
+  id: string | null;
+  name: string | null;
+  /** `success` / `error`, or whatever unrecognised value was sent. */
+  tool_status: string | null;
+  duration_ms: number | null;
+}
+
+export interface IWireExtraction {
+  tool_name: string | null;
+  extracted_type: string | null;
+  data: unknown;
+}
+
+/** The normalised interrupt payload as produced by core (§1.3, §6.2). */
+export interface IWireInterrupt {
+  action_requests: unknown[];
+  review_configs: unknown[];
+  /** Raw verbs as sent; `null` when the key was missing. */
+  allowed_decisions: string[] | null;
+}
+
+export interface IStreamingFrame {
+  status: 'streaming';
+  chunk: string | null;
+  node: string | null;
+  message_id: string | null;
+  reasoning: string | null;
+  tool_calls: IWireToolCall[] | null;
+  tool_result: IWireToolResult | null;
+  extraction: IWireExtraction | null;
+  /** Payload keys that were present but malformed, each with the reason. */
+  problems: string[];
+}
+
+export interface IInterruptFrame {
+  status: 'interrupt';
+  interrupt: IWireInterrupt;
+}
+
+export interface ICompleteFrame {
+  status: 'complete';
+  outcome: 'complete' | 'interrupted' | null;
+}
+
+export interface IErrorFrame {
+  status: 'error';
+  error: string;
+  traceback: string | null;
+}
+
+export interface ICancelledFrame {
+  status: 'cancelled';
+  message: string | null;
+}
+
+/** A well-formed frame the panel has no use for (forward compatibility). */
+export interface IIgnoredFrame {
+  status: 'ignored';
+  /** Why, e.g. `unknown status "heartbeat"`. */
+  reason: string;
+}
+
+export type WireFrame =
+  | IStreamingFrame
+  | IInterruptFrame
+  | ICompleteFrame
+  | IErrorFrame
+  | ICancelledFrame
+  | IIgnoredFrame;
+
+export type DecodeResult =
+  { ok: true; frame: WireFrame } | { ok: false; reason: string };
+
+/** Event-wire frame types this decoder understands (§11a). */
+const EVENT_TYPES = new Set([
+  'content',
+  'reasoning',
+  'tool_start',
+  'tool_end',
+  'extraction',
+  'interrupt',
+  'complete',
+  'error',
+  'cancelled'
+]);
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * Decode one frame: JSON text (SSE `data`) or an already-parsed value (comm).
+ */
+export function decodeFrame(input: string | unknown): DecodeResult {
+  let value: unknown = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch (error) {
+      return { ok: false, reason: describeJsonError(input, error) };
+    }
+  }
+  if (!isObject(value)) {
+    return {
+      ok: false,
+      reason: `frame is not a JSON object (got ${describeType(value)})`
+    };
+  }
+  // `type` wins when it names an event-wire frame: the event wire's
+  // `tool_end` carries its own `status` ("success"/"error").
+  if (typeof value.type === 'string' && EVENT_TYPES.has(value.type)) {
+    return { ok: true, frame: decodeEventFrame(value.type, value) };
+  }
+  if (typeof value.status === 'string') {
+    return { ok: true, frame: decodeChunkFrame(value.status, value) };
+  }
+  if (typeof value.type === 'string') {
+    return {
+      ok: true,
+      frame: ignored(`unknown event type "${value.type}"`)
+    };
+  }
+  return {
+    ok: false,
+    reason: `frame has no string "status" or "type" (keys: ${
+      Object.keys(value).join(', ') || 'none'
+    })`
+  };
+}
+
+function decodeChunkFrame(status: string, raw: JsonObject): WireFrame {
+  switch (status) {
+    case 'streaming':
+      return decodeStreaming(raw);
+    case 'interrupt':
+      // Core nests the payload under `interrupt`; fall back to the frame
+      // itself as core's own collector does.
+      return {
+        status: 'interrupt',
+        interrupt: readInterrupt(isObject(raw.interrupt) ? raw.interrupt : raw)
+      };
+    case 'complete':
+      return { status: 'complete', outcome: readOutcome(raw.outcome) };
+    case 'error':
+      return errorFrame(raw);
+    case 'cancelled':
+      return { status: 'cancelled', message: stringOrNull(raw.message) };
+    default:
+      return ignored(`unknown status "${status}"`);
+  }
+}
+
+function decodeStreaming(raw: JsonObject): WireFrame {
+  const frame = emptyStreamingFrame();
+  frame.node = stringOrNull(raw.node);
+  frame.message_id = stringOrNull(raw.message_id);
+  frame.chunk = readString(raw, 'chunk', frame.problems);
+  frame.reasoning = readString(raw, 'reasoning', frame.problems);
+  if ('tool_calls' in raw) {
+    frame.tool_calls = readToolCalls(raw.tool_calls, frame.problems);
+  }
+  if (raw.tool_result !== undefined && raw.tool_result !== null) {
+    frame.tool_result = {
+      content: raw.tool_result,
+      id: stringOrNull(raw.id),
+      name: stringOrNull(raw.name),
+      tool_status: stringOrNull(raw.tool_status),
+      duration_ms: numberOrNull(raw.duration_ms)
+    };
+  }
+  if ('extraction' in raw) {
+    frame.extraction = readExtraction(raw.extraction, frame.problems);
+  }
+  if (!hasPayload(frame) && frame.problems.length === 0) {
+    const keys = Object.keys(raw).filter(key => key !== 'status');
+    return ignored(
+      `streaming frame with no known payload (keys: ${keys.join(', ') || 'none'})`
+    );
+  }
+  return frame;
+}
+
+function decodeEventFrame(type: string, raw: JsonObject): WireFrame {
+  const frame = emptyStreamingFrame();
+  switch (type) {
+    case 'content':
+      if (typeof raw.role === 'string' && raw.role !== 'assistant') {
+        return ignored(`content frame with role "${raw.role}"`);
+      }
+      frame.chunk = readString(raw, 'content', frame.problems);
+      frame.node = stringOrNull(raw.node);
+      frame.message_id = stringOrNull(raw.message_id);
+      break;
+    case 'reasoning':
+      frame.reasoning = readString(raw, 'content', frame.problems);
+      frame.node = stringOrNull(raw.node);
+      break;
+    case 'tool_start':
+      frame.tool_calls = readToolCalls([raw], frame.problems);
+      break;
+    case 'tool_end':
+      frame.tool_result = {
+        content: raw.result ?? raw.error_message ?? '',
+        id: stringOrNull(raw.id),
+        name: stringOrNull(raw.name),
+        tool_status: stringOrNull(raw.status),
+        duration_ms: numberOrNull(raw.duration_ms)
+      };
+      break;
+    case 'extraction':
+      frame.extraction = readExtraction(raw, frame.problems);
+      break;
+    case 'interrupt':
+      return { status: 'interrupt', interrupt: readInterrupt(raw) };
+    case 'complete':
+      return { status: 'complete', outcome: readOutcome(raw.outcome) };
+    case 'error':
+      return errorFrame(raw);
+    case 'cancelled':
+      return { status: 'cancelled', message: stringOrNull(raw.message) };
+  }
+  return frame;
+}
+
+function emptyStreamingFrame(): IStreamingFrame {
+  return {
+    status: 'streaming',
+    chunk: null,
+    node: null,
+    message_id: null,
+    reasoning: null,
+    tool_calls: null,
+    tool_result: null,
+    extraction: null,
+    problems: []
+  };
+}
+
+function hasPayload(frame: IStreamingFrame): boolean {
+  return (
+    frame.chunk !== null ||
+    frame.reasoning !== null ||
+    frame.tool_calls !== null ||
+    frame.tool_result !== null ||
+    frame.extraction !== null
+  );
+}
+
+function readString(
+  raw: JsonObject,
+  key: string,
+  problems: string[]
+): string | null {
+  const value = raw[key];
+  if (value === undefined || value === null) {
+    return null;
+  }
+  if (typeof value !== 'string') {
+    problems.push(`"${key}" is ${describeType(value)}, expected a string`);
+    return null;
+  }
+  return value;
+}
+
+function readToolCalls(
+  value: unknown,
+  problems: string[]
+): IWireToolCall[] | null {
+  if (!Array.isArray(value)) {
+    if (value !== null && value !== undefined) {
+      problems.push(`"tool_calls" is ${describeType(value)}, expected a list`);
+    }
+    return null;
+  }
+  const calls: IWireToolCall[] = [];
+  for (const element of value) {
+    if (!isObject(element)) {
+      problems.push(
+        `a "tool_calls" element is ${describeType(element)}, expected an object`
+      );
+      continue;
+    }
+    calls.push({
+      name: stringOrNull(element.name),
+      args:
+        element.args === undefined || element.args === null ? {} : element.args,
+      id: stringOrNull(element.id)
+    });
+  }
+  return calls.length > 0 ? calls : null;
+}
+
+function readExtraction(
+  value: unknown,
+  problems: string[]
+): IWireExtraction | null {
+  if (!isObject(value)) {
+    if (value !== null && value !== undefined) {
+      problems.push(
+        `"extraction" is ${describeType(value)}, expected an object`
+      );
+    }
+    return null;
+  }
+  return {
+    tool_name: stringOrNull(value.tool_name),
+    extracted_type: stringOrNull(value.extracted_type),
+    data: value.data
+  };
+}
+
+function readInterrupt(payload: JsonObject): IWireInterrupt {
+  const allowed = payload.allowed_decisions;
+  return {
+    action_requests: Array.isArray(payload.action_requests)
+      ? payload.action_requests
+      : [],
+    review_configs: Array.isArray(payload.review_configs)
+      ? payload.review_configs
+      : [],
+    allowed_decisions: Array.isArray(allowed)
+      ? allowed.filter((verb): verb is string => typeof verb === 'string')
+      : null
+  };
+}
+
+function readOutcome(value: unknown): ICompleteFrame['outcome'] {
+  return value === 'complete' || value === 'interrupted' ? value : null;
+}
+
+function errorFrame(raw: JsonObject): IErrorFrame {
+  return {
+    status: 'error',
+    error: errorText(raw.error),
+    traceback: stringOrNull(raw.traceback)
+  };
+}
+
+/** Core's own text when a RUN_ERROR carries no message is "unknown error". */
+function errorText(value: unknown): string {
+  if (value === undefined || value === null || value === '') {
+    return 'unknown error';
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function ignored(reason: string): IIgnoredFrame {
+  return { status: 'ignored', reason };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function numberOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) {
+    return 'null';
+  }
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
+
+const EXCERPT_LENGTH = 80;
+
+function describeJsonError(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const excerpt =
+    text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
+  const position = /at position (\d+)/.exec(message);
+  if (position) {
+    return `invalid JSON at position ${position[1]}: ${excerpt}`;
+  }
+  if (/end of JSON input/i.test(message)) {
+    return `invalid JSON at position ${text.length} (cut short): ${excerpt}`;
+  }
+  // Engines that give no offset: keep their wording, minus the echoed text.
+  const cause = message.replace(/, ".*" is not valid JSON$/s, '');
+  return `invalid JSON (${cause}): ${excerpt}`;
+}

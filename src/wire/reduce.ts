@@ -1,0 +1,415 @@
+/**
+ * The turn reducer: folds validated frames into an `ITurnState`
+ * (chunk-wire §4). One reducer per turn; it never throws on frame content.
+ *
+ * Cost per frame is O(1) amortised: deltas are appended to the open block in
+ * place, tool cards are found through a map (by id) or a queue (FIFO), and
+ * each change names only the item it touched.
+ */
+import type {
+  IStreamingFrame,
+  IWireExtraction,
+  IWireInterrupt,
+  IWireToolCall,
+  IWireToolResult,
+  WireFrame
+} from './frames';
+import { readReviewRows } from './interrupts';
+import {
+  STREAM_ENDED_UNEXPECTEDLY,
+  type DecisionVerb,
+  type IActionRequest,
+  type IExtractionCard,
+  type IInterruptCard,
+  type IReasoningBlock,
+  type ITextBlock,
+  type IToolCard,
+  type ITurnState,
+  type Outcome,
+  type ToolStatus,
+  type TranscriptItem,
+  type TurnChange
+} from './types';
+
+/** The marker core appends to a capped tool result (§1.2). */
+const TRUNCATION_MARKER = '…(truncated)';
+
+// Item keys are unique across turns, so a view can key every item it shows.
+let lastItemKey = 0;
+function nextItemKey(): number {
+  lastItemKey += 1;
+  return lastItemKey;
+}
+
+export interface ITurnReducerOptions {
+  /**
+   * Unanswered interrupt cards of earlier turns. When the producer
+   * re-surfaces one of them unchanged (F10c), the reducer reports that card
+   * as updated instead of adding a duplicate.
+   */
+  pendingInterrupts?: readonly IInterruptCard[];
+}
+
+export class TurnReducer {
+  /** The live turn state; mutated in place as frames arrive. */
+  readonly state: ITurnState = {
+    items: [],
+    outcome: null,
+    error: null,
+    cancelMessage: null,
+    diagnostics: []
+  };
+
+  constructor(options: ITurnReducerOptions = {}) {
+    for (const card of options.pendingInterrupts ?? []) {
+      if (card.answered === null) {
+        this._interruptsBySignature.set(
+          interruptSignature(card.actions, card.allowedDecisions),
+          card
+        );
+      }
+    }
+  }
+
+  get ended(): boolean {
+    return this.state.outcome !== null;
+  }
+
+  apply(frame: WireFrame): TurnChange[] {
+    if (this.ended) {
+      return this._ignoreLateFrame(frame);
+    }
+    switch (frame.status) {
+      case 'streaming':
+        return this._applyStreaming(frame);
+      case 'interrupt':
+        return this._applyInterrupt(frame.interrupt);
+      case 'complete':
+        return this._end(
+          this._sawInterrupt || frame.outcome === 'interrupted'
+            ? 'interrupted'
+            : 'complete'
+        );
+      case 'error':
+        this.state.error = { message: frame.error, traceback: frame.traceback };
+        return this._end('error');
+      case 'cancelled':
+        this.state.cancelMessage = frame.message;
+        return this._end('cancelled');
+      case 'ignored':
+        return [];
+    }
+  }
+
+  /**
+   * The frame source is exhausted. Without a terminal frame the turn ends
+   * as an error: `reason` names a transport failure, else the EOF rule.
+   */
+  endOfStream(reason?: string): TurnChange[] {
+    if (this.ended) {
+      return reason ? this.diagnostic(`after the turn ended: ${reason}`) : [];
+    }
+    this.state.error = {
+      message: reason ?? STREAM_ENDED_UNEXPECTEDLY,
+      traceback: null
+    };
+    return this._end('error');
+  }
+
+  /** End the turn here as cancelled (Stop with no answer from the producer). */
+  cancelLocally(message: string): TurnChange[] {
+    if (this.ended) {
+      return [];
+    }
+    this.state.cancelMessage = message;
+    return this._end('cancelled');
+  }
+
+  /** Record a problem noticed around the stream; shown, never thrown. */
+  diagnostic(message: string): TurnChange[] {
+    this.state.diagnostics.push(message);
+    return [{ type: 'diagnostic', message }];
+  }
+
+  private _applyStreaming(frame: IStreamingFrame): TurnChange[] {
+    const changes: TurnChange[] = [];
+    for (const problem of frame.problems) {
+      changes.push(
+        ...this.diagnostic(`dropped a malformed payload: ${problem}`)
+      );
+    }
+    // Core's collector handles every payload key; in this order (§5).
+    if (frame.chunk) {
+      this._appendText(frame.chunk, frame.node, frame.message_id, changes);
+    }
+    if (frame.reasoning) {
+      this._appendReasoning(frame.reasoning, frame.node, changes);
+    }
+    for (const call of frame.tool_calls ?? []) {
+      this._addToolCall(call, changes);
+    }
+    if (frame.tool_result) {
+      this._attachToolResult(frame.tool_result, changes);
+    }
+    if (frame.extraction) {
+      this._addExtraction(frame.extraction, changes);
+    }
+    return changes;
+  }
+
+  private _appendText(
+    delta: string,
+    node: string | null,
+    messageId: string | null,
+    changes: TurnChange[]
+  ): void {
+    this._openReasoning = null;
+    this._lastResultCard = null;
+    const open = this._openText;
+    if (open && continuesTextBlock(open, node, messageId)) {
+      open.text += delta;
+      open.messageId ??= messageId;
+      changes.push({ type: 'updated', item: open });
+      return;
+    }
+    const block: ITextBlock = {
+      kind: 'text',
+      key: nextItemKey(),
+      text: delta,
+      node,
+      messageId
+    };
+    this._openText = block;
+    this._add(block, changes);
+  }
+
+  private _appendReasoning(
+    delta: string,
+    node: string | null,
+    changes: TurnChange[]
+  ): void {
+    this._openText = null;
+    this._lastResultCard = null;
+    const open = this._openReasoning;
+    if (open) {
+      open.text += delta;
+      changes.push({ type: 'updated', item: open });
+      return;
+    }
+    const block: IReasoningBlock = {
+      kind: 'reasoning',
+      key: nextItemKey(),
+      text: delta,
+      node
+    };
+    this._openReasoning = block;
+    this._add(block, changes);
+  }
+
+  private _addToolCall(call: IWireToolCall, changes: TurnChange[]): void {
+    this._closeBlocks();
+    const known = call.id === null ? undefined : this._cardsById.get(call.id);
+    if (known) {
+      // The AG-UI adapter can backfill a call's arguments under the same id.
+      known.name = call.name ?? known.name;
+      known.args = call.args;
+      known.rawArgs = rawArgsOf(call.args);
+      changes.push({ type: 'updated', item: known });
+      return;
+    }
+    const card: IToolCard = {
+      kind: 'tool',
+      key: nextItemKey(),
+      callId: call.id,
+      name: call.name ?? 'tool',
+      args: call.args,
+      rawArgs: rawArgsOf(call.args),
+      status: 'pending',
+      result: undefined,
+      truncated: false,
+      durationMs: null,
+      orphan: false
+    };
+    if (call.id !== null) {
+      this._cardsById.set(call.id, card);
+    }
+    this._callQueue.push(card);
+    this._add(card, changes);
+  }
+
+  private _attachToolResult(
+    result: IWireToolResult,
+    changes: TurnChange[]
+  ): void {
+    this._closeBlocks();
+    const card =
+      result.id === null
+        ? this._oldestPendingCard()
+        : this._cardsById.get(result.id);
+    if (card && card.status === 'pending') {
+      fillResult(card, result);
+      this._lastResultCard = card;
+      changes.push({ type: 'updated', item: card });
+      return;
+    }
+    const orphan: IToolCard = {
+      kind: 'tool',
+      key: nextItemKey(),
+      callId: result.id,
+      name: result.name ?? 'tool',
+      args: undefined,
+      rawArgs: null,
+      status: 'pending',
+      result: undefined,
+      truncated: false,
+      durationMs: null,
+      orphan: true
+    };
+    fillResult(orphan, result);
+    this._lastResultCard = orphan;
+    this._add(orphan, changes);
+  }
+
+  private _addExtraction(
+    extraction: IWireExtraction,
+    changes: TurnChange[]
+  ): void {
+    this._openText = null;
+    this._openReasoning = null;
+    const card: IExtractionCard = {
+      kind: 'extraction',
+      key: nextItemKey(),
+      toolName: extraction.tool_name ?? this._lastResultCard?.name ?? 'tool',
+      extractedType: extraction.extracted_type ?? '',
+      data: extraction.data,
+      // Core sends an extraction right after its own tool result (§3.2).
+      toolKey: this._lastResultCard?.key ?? null
+    };
+    this._add(card, changes);
+  }
+
+  private _applyInterrupt(payload: IWireInterrupt): TurnChange[] {
+    this._closeBlocks();
+    this._sawInterrupt = true;
+    const { actions, allowedDecisions } = readReviewRows(payload);
+    const signature = interruptSignature(actions, allowedDecisions);
+    const existing = this._interruptsBySignature.get(signature);
+    if (existing && existing.answered === null) {
+      return [{ type: 'updated', item: existing }];
+    }
+    const card: IInterruptCard = {
+      kind: 'interrupt',
+      key: nextItemKey(),
+      actions,
+      allowedDecisions,
+      interruptIds: [],
+      answered: null
+    };
+    this._interruptsBySignature.set(signature, card);
+    const changes: TurnChange[] = [];
+    this._add(card, changes);
+    return changes;
+  }
+
+  private _ignoreLateFrame(frame: WireFrame): TurnChange[] {
+    if (this._reportedLateFrame || frame.status === 'ignored') {
+      return [];
+    }
+    this._reportedLateFrame = true;
+    return this.diagnostic(
+      `ignored a "${frame.status}" frame (and any later ones) after the turn ended`
+    );
+  }
+
+  private _end(outcome: Outcome): TurnChange[] {
+    this._closeBlocks();
+    this.state.outcome = outcome;
+    return [{ type: 'ended', outcome }];
+  }
+
+  private _closeBlocks(): void {
+    this._openText = null;
+    this._openReasoning = null;
+    this._lastResultCard = null;
+  }
+
+  private _add(item: TranscriptItem, changes: TurnChange[]): void {
+    this.state.items.push(item);
+    changes.push({ type: 'added', item });
+  }
+
+  /** FIFO pairing for results without an id (contract A, §4.5). */
+  private _oldestPendingCard(): IToolCard | undefined {
+    while (
+      this._callQueueHead < this._callQueue.length &&
+      this._callQueue[this._callQueueHead].status !== 'pending'
+    ) {
+      this._callQueueHead += 1;
+    }
+    return this._callQueue[this._callQueueHead];
+  }
+
+  private _openText: ITextBlock | null = null;
+  private _openReasoning: IReasoningBlock | null = null;
+  /** The card the last tool result went to, while an extraction may follow. */
+  private _lastResultCard: IToolCard | null = null;
+  private _cardsById = new Map<string, IToolCard>();
+  private _callQueue: IToolCard[] = [];
+  private _callQueueHead = 0;
+  private _sawInterrupt = false;
+  private _interruptsBySignature = new Map<string, IInterruptCard>();
+  private _reportedLateFrame = false;
+}
+
+/** §4.3: message ids decide when both sides have one, else the node does. */
+function continuesTextBlock(
+  block: ITextBlock,
+  node: string | null,
+  messageId: string | null
+): boolean {
+  if (block.messageId !== null && messageId !== null) {
+    return block.messageId === messageId;
+  }
+  return block.node === node;
+}
+
+function fillResult(card: IToolCard, result: IWireToolResult): void {
+  card.result = result.content;
+  card.status = toolStatusOf(result.tool_status);
+  card.truncated =
+    typeof result.content === 'string' &&
+    result.content.endsWith(TRUNCATION_MARKER);
+  card.durationMs = result.duration_ms;
+}
+
+function toolStatusOf(value: string | null): ToolStatus {
+  return value === 'success' || value === 'error' ? value : 'unknown';
+}
+
+/** Core sends `{"_raw": text}` when the argument text was not JSON. */
+function rawArgsOf(args: unknown): string | null {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    return null;
+  }
+  const record = args as Record<string, unknown>;
+  const keys = Object.keys(record);
+  return keys.length === 1 && typeof record._raw === 'string'
+    ? record._raw
+    : null;
+}
+
+/** What makes two interrupts "the same pending request" (F10c). */
+function interruptSignature(
+  actions: readonly IActionRequest[],
+  allowedDecisions: readonly DecisionVerb[]
+): string {
+  return JSON.stringify([
+    allowedDecisions,
+    actions.map(action => [
+      action.raw,
+      action.allowed,
+      action.argsSchema,
+      action.synthetic
+    ])
+  ]);
+}
