@@ -14,6 +14,7 @@ import type {
   Decision,
   IInterruptCard,
   ITurnState,
+  TranscriptItem,
   TurnChange
 } from '../wire/types';
 
@@ -103,6 +104,14 @@ export class ChatModel implements IDisposable {
       (item): item is IInterruptCard =>
         item.kind === 'interrupt' && item.answered === null
     );
+  }
+
+  /** The item `itemKey` of the turn entry `turnKey`, if it still exists. */
+  findItem(turnKey: string, itemKey: number): TranscriptItem | undefined {
+    const entry = this._entries.find(
+      (e): e is ITurnEntry => e.kind === 'turn' && e.key === turnKey
+    );
+    return entry?.state.items.find(item => item.key === itemKey);
   }
 
   /** Send a message; refused (with the reason) while a turn runs or a review waits. */

@@ -3,21 +3,26 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { SidePanel, ToolbarButton } from '@jupyterlab/ui-components';
 import { Panel, Widget } from '@lumino/widgets';
+import type { CommandRegistry } from '@lumino/commands';
+import type { AgentPanelService } from '../model/agent-panel-service';
 import type { ChatModel, ChatStatus } from '../model/chat-model';
 import { agentIcon } from '../icons';
 import { Composer } from './composer';
 import { TranscriptView } from './transcript';
 
 export interface IChatPanelOptions {
-  model: ChatModel;
+  service: AgentPanelService;
   rendermime: IRenderMimeRegistry;
   trans: TranslationBundle;
+  commands: CommandRegistry;
 }
 
 /** The side panel: toolbar, transcript and composer around one chat model. */
 export class ChatPanel extends SidePanel {
-  constructor({ model, rendermime, trans }: IChatPanelOptions) {
+  constructor({ service, rendermime, trans, commands }: IChatPanelOptions) {
     super({ content: new Panel() });
+    const model = service.model;
+    this._service = service;
     this.id = 'jp-agent-panel';
     this.addClass('jp-AgentPanel');
     this.title.icon = agentIcon;
@@ -41,6 +46,8 @@ export class ChatPanel extends SidePanel {
     this._transcript = new TranscriptView(model, {
       rendermime,
       trans,
+      commands,
+      itemActions: () => service.itemActions,
       onDecisions: decisions => this._run(() => model.answer(decisions)),
       onRetry: () => this._run(() => model.retry())
     });
@@ -48,21 +55,29 @@ export class ChatPanel extends SidePanel {
     this._composer.sendRequested.connect(this._onSend, this);
     this._composer.stopRequested.connect(() => model.stop(), this);
     model.statusChanged.connect(this._onStatus, this);
+    service.connectionChanged.connect(this._onConnection, this);
+    service.settingsChanged.connect(this._onConnection, this);
 
     this.content.addClass('jp-AgentPanel-content');
     this.content.addWidget(this._transcript);
     this.content.addWidget(this._composer);
     this._onStatus(model, model.status);
+    this._onConnection();
   }
 
   get composer(): Composer {
     return this._composer;
   }
 
-  /** Show which endpoint the panel talks to. */
-  setEndpointLabel(text: string): void {
+  /** Show which endpoint the panel talks to, or why it cannot. */
+  private _onConnection(): void {
+    const { endpoint, problem, model, settings } = this._service;
+    const text =
+      problem ?? `${endpoint.name} · ${model.transport?.label ?? ''}`;
     this._endpointLabel.node.textContent = text;
     this._endpointLabel.node.title = text;
+    this._endpointLabel.toggleClass('jp-mod-error', problem !== null);
+    this._composer.sendKey = settings.sendKey;
   }
 
   private _onSend(_: Composer, text: string): void {
@@ -96,6 +111,7 @@ export class ChatPanel extends SidePanel {
     }
   }
 
+  private readonly _service: AgentPanelService;
   private readonly _model: ChatModel;
   private readonly _bundle: TranslationBundle;
   private readonly _endpointLabel: Widget;

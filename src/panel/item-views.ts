@@ -1,12 +1,16 @@
+import { Clipboard } from '@jupyterlab/apputils';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
+import type { CommandRegistry } from '@lumino/commands';
 import { Widget } from '@lumino/widgets';
+import type { IItemAction } from '../tokens';
 import type {
   IExtractionCard,
   IReasoningBlock,
   IToolCard,
   TranscriptItem
 } from '../wire/types';
+import { ActionBar } from './action-bar';
 import { MarkdownView } from './markdown-view';
 
 /** A view of one transcript item that can be brought up to date cheaply. */
@@ -15,16 +19,27 @@ export interface IItemView {
   update(item: TranscriptItem): void;
   /** The turn ended: e.g. collapse reasoning. */
   settle?(): void;
+  dispose?(): void;
 }
 
 export interface IItemViewContext {
   rendermime: IRenderMimeRegistry;
   trans: TranslationBundle;
+  commands: CommandRegistry;
+  /** The item actions contributed by plugins, read when a view is built. */
+  itemActions(): readonly IItemAction[];
+}
+
+/** Where an item lives: the key of its turn entry and its own key. */
+export interface IItemAddress {
+  turn: string;
+  item: number;
 }
 
 export function createItemView(
   item: TranscriptItem,
-  context: IItemViewContext
+  context: IItemViewContext,
+  address: IItemAddress
 ): IItemView | null {
   switch (item.kind) {
     case 'text':
@@ -34,22 +49,64 @@ export function createItemView(
     case 'tool':
       return new ToolView(context);
     case 'extraction':
-      return new ExtractionView(context);
+      return new ExtractionView(context, address);
     default:
       return null;
   }
 }
 
 class TextView implements IItemView {
-  constructor(context: IItemViewContext) {
-    this.widget = new MarkdownView(context.rendermime, 'jp-AgentPanel-text');
+  constructor(private readonly _context: IItemViewContext) {
+    this.widget = new MarkdownView(
+      _context.rendermime,
+      'jp-AgentPanel-text',
+      node => this._decorateCodeBlocks(node)
+    );
   }
 
   update(item: TranscriptItem): void {
     this.widget.setSource((item as { text: string }).text);
   }
 
+  dispose(): void {
+    this._disposeBars();
+  }
+
+  /** Give each rendered code block a Copy button and the `code` actions. */
+  private _decorateCodeBlocks(node: HTMLElement): void {
+    this._disposeBars();
+    const { commands, trans } = this._context;
+    for (const pre of node.querySelectorAll('pre')) {
+      const code = pre.textContent ?? '';
+      const language =
+        /language-(\S+)/.exec(
+          pre.querySelector('code')?.className ?? ''
+        )?.[1] ?? '';
+      const bar = new ActionBar(commands, this._context.itemActions(), 'code', {
+        code,
+        language
+      });
+      const copy = document.createElement('button');
+      copy.type = 'button';
+      copy.className = 'jp-Button jp-mod-minimal jp-AgentPanel-action';
+      copy.textContent = trans.__('Copy');
+      copy.title = trans.__('Copy this code to the clipboard');
+      copy.addEventListener('click', () => Clipboard.copyToSystem(code));
+      bar.node.hidden = false;
+      bar.node.prepend(copy);
+      bar.node.classList.add('jp-AgentPanel-codeActions');
+      pre.after(bar.node);
+      this._bars.push(bar);
+    }
+  }
+
+  private _disposeBars(): void {
+    this._bars.forEach(bar => bar.dispose());
+    this._bars = [];
+  }
+
   readonly widget: MarkdownView;
+  private _bars: ActionBar[] = [];
 }
 
 class ReasoningView implements IItemView {
@@ -118,14 +175,24 @@ class ToolView implements IItemView {
 }
 
 class ExtractionView implements IItemView {
-  constructor({ trans }: IItemViewContext) {
-    this._trans = trans;
+  constructor(context: IItemViewContext, address: IItemAddress) {
+    this._trans = context.trans;
     this.widget = new Widget();
     this.widget.addClass('jp-AgentPanel-extraction');
     this._title = document.createElement('div');
     this._title.className = 'jp-AgentPanel-extractionTitle';
     this._data = document.createElement('pre');
-    this.widget.node.append(this._title, this._data);
+    this._actions = new ActionBar(
+      context.commands,
+      context.itemActions(),
+      'extraction',
+      { turn: address.turn, item: address.item }
+    );
+    this.widget.node.append(this._title, this._data, this._actions.node);
+  }
+
+  dispose(): void {
+    this._actions.dispose();
   }
 
   update(item: TranscriptItem): void {
@@ -142,6 +209,7 @@ class ExtractionView implements IItemView {
   private readonly _trans: TranslationBundle;
   private readonly _title: HTMLDivElement;
   private readonly _data: HTMLPreElement;
+  private readonly _actions: ActionBar;
 }
 
 export function pretty(value: unknown): string {

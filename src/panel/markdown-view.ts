@@ -9,7 +9,8 @@ import { Widget } from '@lumino/widgets';
 export class MarkdownView extends Widget {
   constructor(
     private readonly _rendermime: IRenderMimeRegistry,
-    className: string
+    className: string,
+    private readonly _onRendered?: (node: HTMLElement) => void
   ) {
     super();
     this.addClass(className);
@@ -67,6 +68,7 @@ export class MarkdownView extends Widget {
     await this._renderer.renderModel(
       new MimeModel({ data: { 'text/markdown': this._source }, trusted: false })
     );
+    this._onRendered?.(this._renderer.node);
   }
 
   private _source = '';

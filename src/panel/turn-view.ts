@@ -19,7 +19,9 @@ export class TurnView extends Panel {
   constructor(entry: ITurnEntry, context: ITurnViewContext) {
     super();
     this._context = context;
+    this._turnKey = entry.key;
     this.addClass('jp-AgentPanel-turn');
+    this.node.dataset.turn = entry.key;
     this._footer = new Widget();
     this._footer.addClass('jp-AgentPanel-turnFooter');
     this.addWidget(this._footer);
@@ -44,14 +46,27 @@ export class TurnView extends Panel {
     }
   }
 
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._views.forEach(view => view.dispose?.());
+    this._views.clear();
+    super.dispose();
+  }
+
   private _add(item: TranscriptItem): void {
     const view =
       item.kind === 'interrupt'
         ? new ReviewCardView(this._context.trans, this._context.onDecisions)
-        : createItemView(item, this._context);
+        : createItemView(item, this._context, {
+            turn: this._turnKey,
+            item: item.key
+          });
     if (!view) {
       return;
     }
+    view.widget.node.dataset.item = String(item.key);
     this._views.set(item.key, view);
     this.insertWidget(this.widgets.length - 1, view.widget);
     view.update(item);
@@ -101,6 +116,7 @@ export class TurnView extends Panel {
   }
 
   private readonly _context: ITurnViewContext;
+  private readonly _turnKey: string;
   private readonly _footer: Widget;
   private readonly _views = new Map<number, IItemView>();
 }

@@ -1,5 +1,8 @@
 import { URLExt } from '@jupyterlab/coreutils';
+import type { ServerConnection } from '@jupyterlab/services';
+import type { IEndpointSettings } from '../settings';
 import { decodeFrame } from '../wire/frames';
+import { makeEndpointFetch, resolveEndpoint } from './endpoint';
 import { readSse } from './sse';
 import type {
   FetchLike,
@@ -253,4 +256,19 @@ function excerpt(text: string): string {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Transports for `http` endpoints, resolved against the Jupyter server. */
+export function httpTransportFactory(
+  serverSettings: ServerConnection.ISettings
+): (endpoint: IEndpointSettings) => ChunkWireHttpTransport {
+  return endpoint => {
+    const resolved = resolveEndpoint(endpoint.url, serverSettings.baseUrl);
+    return new ChunkWireHttpTransport({
+      baseUrl: resolved.url,
+      fetch: makeEndpointFetch(resolved, serverSettings, endpoint.headers),
+      connectTimeoutMs: endpoint.connectTimeoutSeconds * 1000,
+      idleTimeoutMs: endpoint.idleTimeoutSeconds * 1000
+    });
+  };
 }
