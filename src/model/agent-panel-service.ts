@@ -105,7 +105,9 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
       this._problem = `No ${endpoint.transport} transport is available for endpoint "${endpoint.name}".`;
     } else {
       try {
-        this.model.transport = factory(endpoint);
+        const transport = factory(endpoint);
+        transport.labelChanged?.connect(this._onLabelChanged, this);
+        this.model.transport = transport;
       } catch (error) {
         this._problem = `Endpoint "${endpoint.name}": ${
           error instanceof Error ? error.message : String(error)
@@ -115,11 +117,16 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this._connectionChanged.emit();
   }
 
+  private _onLabelChanged(): void {
+    this._connectionChanged.emit();
+  }
+
   /** A running turn keeps its transport until it ends. */
   private _retire(transport: IAgentTransport | null): void {
     if (!transport) {
       return;
     }
+    transport.labelChanged?.disconnect(this._onLabelChanged, this);
     if (this.model.status === 'running') {
       this._retiring.add(transport);
     } else {

@@ -1,4 +1,5 @@
 import type { IDisposable } from '@lumino/disposable';
+import type { ISignal } from '@lumino/signaling';
 import type { WireFrame } from '../wire/frames';
 import type { Decision } from '../wire/types';
 
@@ -53,8 +54,10 @@ export interface IHealthReport {
 
 /** One way of talking to an agent: HTTP chunk wire, kernel comm, AG-UI. */
 export interface IAgentTransport extends IDisposable {
-  /** Short label for the header, e.g. "HTTP · /agent-panel/". */
+  /** Short label for the header: the URL, or the notebook and kernel. */
   readonly label: string;
+  /** Emitted when `label` changes (e.g. the comm follows another notebook). */
+  readonly labelChanged?: ISignal<IAgentTransport, void>;
   startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle;
   checkHealth(): Promise<IHealthReport>;
 }
