@@ -1,0 +1,376 @@
+"""Serve a LangGraph graph to the panel over the kernel comm ``agent_panel`` (chunk-wire §8).
+
+``%load_ext jupyterlab_agent_panel`` serves the default graph; ``serve(...)``
+chooses (or switches) the graph. The panel opens the comm; this module answers
+``start_turn`` / ``resume`` / ``cancel`` / ``health`` with ``hello`` / ``frame`` /
+``turn_end`` / ``rejected``. Turns run on :class:`~.kernel_turns.TurnLoop`'s
+thread, never inside a comm handler, and what the agent prints during a turn is
+kept out of the cells (:mod:`.kernel_output`); read it with
+:meth:`AgentPanelServer.captured_output`.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections import OrderedDict
+from typing import Any, Optional
+
+from .context import CONTEXT_FIELDS, message_with_context
+from .graph import LoadedAgent, load_agent
+from .kernel_output import OutputCapture, TurnOutput
+from .kernel_turns import Turn, TurnLoop
+
+logger = logging.getLogger(__name__)
+
+COMM_TARGET = "agent_panel"
+PROTOCOL = 1
+KEPT_TURN_OUTPUTS = 32
+NOT_SERVING = "No graph is served: run jupyterlab_agent_panel.serve(...) in this kernel."
+
+
+class _Rejected(Exception):
+    """A message the helper answers with ``rejected`` and nothing else."""
+
+    def __init__(self, reason: str, detail: str):
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+class _Connection:
+    """One panel's comm. Holding it here keeps the comm alive (comms close on GC)."""
+
+    def __init__(self, comm: Any):
+        self.comm = comm
+        self.closed = False
+
+    def send(self, data: dict) -> None:
+        if not self.closed:
+            self.comm.send(data)
+
+
+class AgentPanelServer:
+    """The ``agent_panel`` comm target of this kernel and the graph it serves."""
+
+    def __init__(self, comm_manager: Any):
+        # Comm handlers run on the shell thread and, with ipykernel 7 subshells,
+        # concurrently on subshell threads; turns end on the loop thread.
+        self._lock = threading.Lock()
+        self._loaded: Optional[LoadedAgent] = None
+        self._max_result_len = 500
+        self._connections: dict[str, _Connection] = {}
+        self._turns: dict[str, Turn] = {}
+        self._turn_on_thread: dict[str, Turn] = {}
+        self._outputs: OrderedDict[str, TurnOutput] = OrderedDict()
+        self._capture = OutputCapture()
+        self._loop = TurnLoop()
+        self._comm_manager = comm_manager
+        comm_manager.register_target(COMM_TARGET, self._on_open)
+
+    # -- public -----------------------------------------------------------------
+
+    @property
+    def serving(self) -> bool:
+        """Whether a graph was chosen (even one that failed to load)."""
+        return self._loaded is not None
+
+    def use(self, loaded: LoadedAgent, max_result_len: int = 500) -> None:
+        """Serve ``loaded`` from the next turn on and tell every open panel."""
+        with self._lock:
+            self._loaded = loaded
+            self._max_result_len = max_result_len
+            connections = list(self._connections.values())
+        hello = self._hello()
+        for connection in connections:
+            self._send_safely(connection, hello)
+
+    def health(self) -> dict:
+        """The ``hello`` / ``GET health`` fields (chunk-wire §7.1)."""
+        loaded = self._loaded
+        if loaded is None:
+            return {"status": "agent_not_loaded", "agent_loaded": False, "ready": False,
+                    "message": NOT_SERVING}
+        return loaded.health()
+
+    def captured_output(self, turn_id: Optional[str] = None) -> str:
+        """What the agent printed during ``turn_id`` (default: the latest turn)."""
+        with self._lock:
+            if turn_id is None:
+                turn_id = next(reversed(self._outputs), None)
+            output = self._outputs.get(turn_id) if turn_id is not None else None
+        return output.text() if output is not None else ""
+
+    def dispose(self) -> None:
+        """Stop serving: unregister the target, cancel turns, close comms, restore streams."""
+        self._comm_manager.unregister_target(COMM_TARGET, self._on_open)
+        with self._lock:
+            turns = list(self._turns.values())
+            connections = list(self._connections.values())
+            self._connections.clear()
+        for turn in turns:
+            self._loop.call(turn.cancel)
+        self._loop.stop()
+        for connection in connections:
+            connection.closed = True
+            connection.comm.close()
+        self._capture.dispose()
+
+    def __repr__(self) -> str:
+        health = self.health()
+        if health["ready"]:
+            label = health.get("agent_name") or health.get("spec")
+            return (f"agent_panel: serving {label!r} ({health.get('spec')}) "
+                    f"on comm target {COMM_TARGET!r}")
+        return f"agent_panel: no agent on comm target {COMM_TARGET!r}: {health['message']}"
+
+    # -- comm handlers (shell or subshell thread: return at once) ---------------
+
+    def _on_open(self, comm: Any, open_msg: dict) -> None:
+        connection = _Connection(comm)
+        comm.on_msg(lambda msg: self._on_msg(connection, msg))
+        comm.on_close(lambda msg: self._on_close(connection))
+        with self._lock:
+            self._connections[comm.comm_id] = connection
+        try:
+            connection.send(self._hello())
+        except Exception:
+            # ipykernel closes a comm whose open handler raised; forget it too.
+            with self._lock:
+                self._connections.pop(comm.comm_id, None)
+            raise
+
+    def _on_close(self, connection: _Connection) -> None:
+        with self._lock:
+            connection.closed = True
+            self._connections.pop(connection.comm.comm_id, None)
+            orphans = [turn for turn in self._turns.values() if turn.owner is connection]
+            # Free their threads now: the panel may reopen and resume them right away,
+            # and the loop runs these cancels before any turn started after them.
+            for turn in orphans:
+                self._forget_locked(turn)
+        for turn in orphans:
+            self._loop.call(turn.cancel)
+
+    def _on_msg(self, connection: _Connection, msg: dict) -> None:
+        data = msg.get("content", {}).get("data")
+        turn_id = data.get("turn_id") if isinstance(data, dict) else None
+        try:
+            self._dispatch(connection, data)
+        except _Rejected as rejection:
+            reply = {"type": "rejected", "reason": rejection.reason, "detail": rejection.detail}
+            if isinstance(turn_id, str):
+                reply["turn_id"] = turn_id
+            self._send_safely(connection, reply)
+        except Exception as exc:  # noqa: BLE001 - a helper bug must not take the kernel down
+            logger.exception("agent_panel: could not handle a comm message")
+            if isinstance(turn_id, str):  # end the panel's turn instead of leaving it waiting
+                error = f"agent_panel kernel helper failed: {type(exc).__name__}: {exc}"
+                frame = {"type": "frame", "turn_id": turn_id, "seq": 0,
+                         "frame": {"status": "error", "error": error}}
+                self._send_safely(connection, frame)
+                self._send_safely(connection, {"type": "turn_end", "turn_id": turn_id, "outcome": "error"})
+
+    def _send_safely(self, connection: _Connection, data: dict) -> None:
+        try:
+            connection.send(data)
+        except Exception:  # noqa: BLE001
+            logger.exception("agent_panel: could not send %s", data.get("type"))
+
+    def _dispatch(self, connection: _Connection, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise _Rejected("bad_request", "a message must be a JSON object with a 'type'")
+        kind = data.get("type")
+        if not isinstance(kind, str) or not kind:
+            raise _Rejected("bad_request", "missing field 'type' (a string)")
+        if kind == "start_turn":
+            turn_id, thread_id = _turn_ids(data)
+            message = message_with_context(_required_string(data, "message"), _optional_context(data))
+            self._launch(connection, turn_id, thread_id, message, resume=None)
+        elif kind == "resume":
+            turn_id, thread_id = _turn_ids(data)
+            self._launch(connection, turn_id, thread_id, "", resume=_resume_value(data))
+        elif kind == "cancel":
+            self._cancel(_required_string(data, "turn_id"))
+        elif kind == "health":
+            connection.send(self._hello())
+        else:
+            expected = "start_turn, resume, cancel or health"
+            raise _Rejected("unknown_type", f"unknown message type {kind!r}; expected {expected}")
+
+    # -- turns ------------------------------------------------------------------
+
+    def _launch(
+        self, connection: _Connection, turn_id: str, thread_id: str, message: str, resume: Any
+    ) -> None:
+        with self._lock:
+            loaded = self._loaded
+            if loaded is None or not loaded.ready:
+                raise _Rejected("no_agent", loaded.error if loaded is not None else NOT_SERVING)
+            if turn_id in self._turns:
+                raise _Rejected("bad_request", f"turn_id {turn_id!r} is already running")
+            running = self._turn_on_thread.get(thread_id)
+            if running is not None:
+                raise _Rejected(
+                    "busy", f"a turn ({running.turn_id!r}) is already running on thread {thread_id!r}"
+                )
+            turn = Turn(
+                turn_id=turn_id,
+                thread_id=thread_id,
+                frames=_frames_factory(loaded, message, thread_id, resume, self._max_result_len),
+                send=connection.send,
+                on_end=self._forget,
+                output=self._keep_output(turn_id),
+                owner=connection,
+            )
+            self._turns[turn_id] = turn
+            self._turn_on_thread[thread_id] = turn
+            # Scheduled under the lock so a cancel found in _turns always runs after the start.
+            self._loop.start(turn)
+
+    def _cancel(self, turn_id: str) -> None:
+        with self._lock:
+            turn = self._turns.get(turn_id)
+            if turn is not None:
+                self._loop.call(turn.cancel)
+        # An unknown or finished turn_id is ignored (chunk-wire §8.3).
+
+    def _forget(self, turn: Turn) -> None:
+        with self._lock:
+            self._forget_locked(turn)
+
+    def _forget_locked(self, turn: Turn) -> None:
+        if self._turns.get(turn.turn_id) is turn:
+            del self._turns[turn.turn_id]
+        if self._turn_on_thread.get(turn.thread_id) is turn:
+            del self._turn_on_thread[turn.thread_id]
+
+    def _keep_output(self, turn_id: str) -> TurnOutput:
+        output = TurnOutput()
+        self._outputs[turn_id] = output
+        while len(self._outputs) > KEPT_TURN_OUTPUTS:
+            self._outputs.popitem(last=False)
+        return output
+
+    def _hello(self) -> dict:
+        return {"type": "hello", "protocol": PROTOCOL, "agent_name": None, **self.health()}
+
+
+def _frames_factory(
+    loaded: LoadedAgent, message: str, thread_id: str, resume: Any, max_result_len: int
+):
+    def frames():
+        from langstage_core.agui import iter_chunk_frames
+
+        return iter_chunk_frames(
+            loaded.agent,
+            message,
+            thread_id,
+            resume=resume,
+            extractors=loaded.extractors,
+            max_result_len=max_result_len,
+        )
+
+    return frames
+
+
+def _turn_ids(data: dict) -> tuple[str, str]:
+    return _required_string(data, "turn_id"), _required_string(data, "thread_id")
+
+
+def _required_string(data: dict, field: str) -> str:
+    value = data.get(field)
+    if not isinstance(value, str) or not value:
+        raise _Rejected("bad_request", f"missing field {field!r} (a non-empty string)")
+    return value
+
+
+def _optional_context(data: dict) -> Optional[dict]:
+    context = data.get("context")
+    if context is None:
+        return None
+    if not isinstance(context, dict):
+        raise _Rejected("bad_request", "field 'context' must be an object")
+    for field in CONTEXT_FIELDS:
+        if context.get(field) is not None and not isinstance(context[field], str):
+            raise _Rejected("bad_request", f"field 'context.{field}' must be a string")
+    return context
+
+
+def _resume_value(data: dict) -> Any:
+    has_decisions = "decisions" in data
+    has_raw = "resume" in data
+    if has_decisions and has_raw:
+        raise _Rejected("bad_request", "give either 'decisions' or 'resume', not both")
+    if has_raw:
+        return data["resume"]
+    if not has_decisions:
+        raise _Rejected("bad_request", "missing field 'decisions' (a list)")
+    if not isinstance(data["decisions"], list):
+        raise _Rejected("bad_request", "field 'decisions' must be a list")
+    # The same envelope the HTTP resume route builds (chunk-wire §6.6).
+    return {"decisions": data["decisions"]}
+
+
+# -- module-level entry points ---------------------------------------------------
+
+_server: Optional[AgentPanelServer] = None
+_server_lock = threading.Lock()
+
+
+def _comm_manager(ipython: Any) -> Any:
+    # The manager the kernel dispatches comm_open/comm_msg to. On ipykernel >= 6.18
+    # it is also comm.get_comm_manager(); on older kernels only this one is right.
+    manager = getattr(getattr(ipython, "kernel", None), "comm_manager", None)
+    if manager is None:
+        raise RuntimeError(
+            "jupyterlab_agent_panel needs a Jupyter kernel (ipykernel): no comm manager found"
+        )
+    return manager
+
+
+def _ensure_server(ipython: Any = None) -> AgentPanelServer:
+    global _server
+    with _server_lock:
+        if _server is None:
+            if ipython is None:
+                from IPython import get_ipython
+
+                ipython = get_ipython()
+            _server = AgentPanelServer(_comm_manager(ipython))
+        return _server
+
+
+def serve(
+    graph_or_spec: Any = None,
+    *,
+    extractors: Any = None,
+    name: Optional[str] = None,
+    max_result_len: int = 500,
+) -> AgentPanelServer:
+    """Serve a graph (object or ``module:attr`` / ``file.py:attr`` spec) to the panel.
+
+    Call again to switch graphs; running turns finish on the graph they started
+    with. Returns the server, whose repr says what is served.
+    """
+    server = _ensure_server()
+    server.use(load_agent(graph_or_spec, extractors=extractors, name=name), max_result_len)
+    return server
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register the comm target and, unless ``serve()`` already chose one, the default graph."""
+    server = _ensure_server(ipython)
+    if not server.serving:
+        server.use(load_agent())
+    if not server.health()["ready"]:
+        print(repr(server), file=sys.stderr)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Stop serving (``%unload_ext jupyterlab_agent_panel``)."""
+    global _server
+    with _server_lock:
+        server, _server = _server, None
+    if server is not None:
+        server.dispose()
