@@ -1,5 +1,9 @@
 """The chunk-wire HTTP routes (chunk-wire §7) under ``<base_url>agent-panel/``.
 
+The default agent's routes are ``agent-panel/<route>``; each agent named in
+``AgentPanel.agents`` has the same routes under ``agent-panel/agents/<name>/``,
+with its own running turns. ``GET agent-panel/agents`` lists them all.
+
 ``POST chat`` and ``POST resume`` answer with a ``text/event-stream`` of the
 frames ``langstage_core.agui.iter_chunk_frames`` yields, one ``data:`` line per
 frame. ``POST cancel`` stops a running turn; ``GET health`` reports the agent.
@@ -9,6 +13,7 @@ A request that cannot start a turn gets a JSON error, never a stream:
 
 * 400 ``bad_request``: the body is not a JSON object or a field is missing or
   of the wrong type;
+* 404 ``not_found``: no agent has the name in the URL;
 * 409 ``busy``: a turn is already running on that ``thread_id`` (one active turn
   per thread; the first one keeps running);
 * 503 ``no_agent``: the configured graph could not be loaded (``health`` says why).
@@ -33,8 +38,9 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.iostream import StreamClosedError
 
+from .agent_host import AgentHost
 from .context import CONTEXT_FIELDS, message_with_context
-from .panel import AgentPanel
+from .panel import DEFAULT_AGENT, AgentPanel
 
 ROUTE_PREFIX = "agent-panel"
 SETTINGS_KEY = "jupyterlab_agent_panel"
@@ -57,12 +63,26 @@ def bad_request(message: str) -> Rejected:
     return Rejected(400, "bad_request", message)
 
 
+def agent_url(host: AgentHost) -> str:
+    """Where ``host``'s routes live, relative to the server's ``base_url``."""
+    if host.name == DEFAULT_AGENT:  # no named agent may take that name
+        return f"{ROUTE_PREFIX}/"
+    return f"{ROUTE_PREFIX}/agents/{host.name}/"
+
+
 class PanelHandler(APIHandler):
     """Shared request parsing and error replies."""
 
     @property
     def panel(self) -> AgentPanel:
         return self.settings[SETTINGS_KEY]
+
+    def agent_host(self, name: Optional[str]) -> AgentHost:
+        """The host of the agent named in the URL (``None``: the default agent)."""
+        host = self.panel.host(name)
+        if host is None:
+            raise Rejected(404, "not_found", f"No agent named {name!r}")
+        return host
 
     def json_body(self) -> dict:
         if not self.request.body.strip():
@@ -119,14 +139,14 @@ class TurnHandler(PanelHandler):
     _client_gone = False
     _terminal_sent = False
 
-    async def run_turn(self, thread_id: str, message: str, resume: Any = None) -> None:
-        loaded = await self.panel.loaded_agent()
+    async def run_turn(self, host: AgentHost, thread_id: str, message: str, resume: Any = None) -> None:
+        loaded = await host.loaded_agent()
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
         from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
 
         # No await between this check and the registration: the check cannot go stale.
-        if thread_id in self.panel.turns:
+        if thread_id in host.turns:
             raise Rejected(409, "busy", f"A turn is already running on thread {thread_id!r}")
         frames = iter_chunk_frames(
             loaded.agent,
@@ -140,13 +160,13 @@ class TurnHandler(PanelHandler):
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
         self._turn = asyncio.create_task(self._stream(frames))
-        self.panel.turns[thread_id] = self._turn
+        host.turns[thread_id] = self._turn
         try:
             await asyncio.wait({self._turn})
         finally:
             self._turn.cancel()  # no-op once done; stops the turn if this handler is cancelled
-            if self.panel.turns.get(thread_id) is self._turn:
-                del self.panel.turns[thread_id]
+            if host.turns.get(thread_id) is self._turn:
+                del host.turns[thread_id]
         await self._end(self._turn)
 
     def on_connection_close(self) -> None:
@@ -189,44 +209,47 @@ class TurnHandler(PanelHandler):
 
 class ChatHandler(TurnHandler):
     @web.authenticated
-    async def post(self) -> None:
+    async def post(self, agent: Optional[str] = None) -> None:
         """``{message, thread_id, current_directory?, focused_widget?, selected_text?,
         selection_metadata?}`` → SSE; the context fields go into the message text.
         409 while another turn runs on ``thread_id``."""
         try:
+            host = self.agent_host(agent)
             body = self.json_body()
             message = required_string(body, "message", "Message is required")
             thread_id = required_string(body, "thread_id", "thread_id is required")
             context = optional_strings(body, CONTEXT_FIELDS)
-            await self.run_turn(thread_id, message_with_context(message, context))
+            await self.run_turn(host, thread_id, message_with_context(message, context))
         except Rejected as rejected:
             self.reply_rejected(rejected)
 
 
 class ResumeHandler(TurnHandler):
     @web.authenticated
-    async def post(self) -> None:
+    async def post(self, agent: Optional[str] = None) -> None:
         """``{thread_id, decisions}`` → SSE; resumes with ``{"decisions": decisions}``
         (``decisions`` defaults to ``[]``). 409 while another turn runs on ``thread_id``."""
         try:
+            host = self.agent_host(agent)
             body = self.json_body()
             thread_id = required_string(body, "thread_id", "thread_id is required")
             decisions = decision_list(body)
-            await self.run_turn(thread_id, "", resume={"decisions": decisions})
+            await self.run_turn(host, thread_id, "", resume={"decisions": decisions})
         except Rejected as rejected:
             self.reply_rejected(rejected)
 
 
 class CancelHandler(PanelHandler):
     @web.authenticated
-    async def post(self) -> None:
+    async def post(self, agent: Optional[str] = None) -> None:
         """``{thread_id}`` → cancels that thread's running turn task, if any."""
         try:
+            host = self.agent_host(agent)
             thread_id = required_string(self.json_body(), "thread_id", "thread_id is required")
         except Rejected as rejected:
             self.reply_rejected(rejected)
             return
-        turn = self.panel.turns.get(thread_id)
+        turn = host.turns.get(thread_id)
         if turn is None:
             reply = {"status": "not_found", "message": "No active execution found for this thread"}
         else:
@@ -237,10 +260,32 @@ class CancelHandler(PanelHandler):
 
 class HealthHandler(PanelHandler):
     @web.authenticated
-    async def get(self) -> None:
+    async def get(self, agent: Optional[str] = None) -> None:
         """The agent's health (chunk-wire §7.1); loads the agent on first call."""
-        loaded = await self.panel.loaded_agent()
+        try:
+            host = self.agent_host(agent)
+        except Rejected as rejected:
+            self.reply_rejected(rejected)
+            return
+        loaded = await host.loaded_agent()
         self.finish(json.dumps(loaded.health()))
+
+
+class AgentListHandler(PanelHandler):
+    @web.authenticated
+    async def get(self) -> None:
+        """``{"agents": [{name, url, spec, ready, status, message, agent_name?}, ...]}``,
+        the default agent first. Loads every agent not loaded yet, so ``ready`` is
+        the truth, not a guess."""
+        agents = []
+        for host in self.panel.hosts:
+            health = (await host.loaded_agent()).health()
+            entry = {"name": host.name, "url": agent_url(host)}
+            entry.update((key, health[key]) for key in ("spec", "ready", "status", "message"))
+            if "agent_name" in health:
+                entry["agent_name"] = health["agent_name"]
+            agents.append(entry)
+        self.finish(json.dumps({"agents": agents}))
 
 
 def setup_handlers(server_app) -> None:
@@ -248,5 +293,11 @@ def setup_handlers(server_app) -> None:
     web_app = server_app.web_app
     web_app.settings[SETTINGS_KEY] = AgentPanel(parent=server_app, base_dir=server_app.root_dir)
     prefix = url_path_join(web_app.settings["base_url"], ROUTE_PREFIX)
+    # Any name reaches the handlers, which answer an unknown one with a JSON 404.
+    named_prefix = url_path_join(prefix, "agents", r"(?P<agent>[^/]+)")
     routes = {"chat": ChatHandler, "resume": ResumeHandler, "cancel": CancelHandler, "health": HealthHandler}
-    web_app.add_handlers(".*$", [(url_path_join(prefix, name), handler) for name, handler in routes.items()])
+    handlers = [(url_path_join(prefix, "agents") + "/?", AgentListHandler)]
+    for name, handler in routes.items():
+        handlers.append((url_path_join(prefix, name), handler))
+        handlers.append((url_path_join(named_prefix, name), handler))
+    web_app.add_handlers(".*$", handlers)

@@ -1,21 +1,28 @@
-"""Process-wide state of the server extension: the configured agent and running turns."""
+"""Process-wide state of the server extension: the configured agents and their hosts."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any, Optional
 
-from traitlets import List, Unicode
+from traitlets import Dict, List, Unicode, validate
 from traitlets.config import LoggingConfigurable
 
-from .graph import SPEC_ENV, LoadedAgent, load_agent, resolve_spec
+from .agent_host import AgentHost
+from .graph import SPEC_ENV
+
+DEFAULT_AGENT = "default"
+AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+AGENT_ENTRY_KEYS = {"spec", "extractors"}
 
 
 class AgentPanel(LoggingConfigurable):
-    """The graph the panel's HTTP routes serve, loaded once per server process.
+    """The agents the panel's HTTP routes serve, each loaded once per server process.
 
     Configure it like any Jupyter server option::
 
         c.AgentPanel.agent_spec = "my_agent.py:graph"      # jupyter_server_config.py
+        c.AgentPanel.agents = {"research": "research.py:graph"}
         jupyter lab --AgentPanel.agent_spec=my_agent.py:graph
     """
 
@@ -37,42 +44,70 @@ class AgentPanel(LoggingConfigurable):
             "list of them. Empty: none (the demo graph gets its own)."
         ),
     )
+    agents = Dict(
+        config=True,
+        help=(
+            "More agents, each served at agent-panel/agents/<name>/ with the same routes "
+            "as the default one. Maps a name (letters, digits, '_', '.', '-') to a spec "
+            "string, or to {'spec': <spec>, 'extractors': [<spec>, ...]}. Invalid entries "
+            "are logged and left out."
+        ),
+    )
 
     def __init__(self, *, base_dir: Optional[str] = None, **kwargs: Any):
         super().__init__(**kwargs)
-        self._base_dir = base_dir
-        self._loaded: Optional[LoadedAgent] = None
-        self._loading = asyncio.Lock()
-        # thread_id -> the task streaming that thread's turn (one turn per thread).
-        self.turns: dict[str, asyncio.Task] = {}
+        load_lock = asyncio.Lock()
 
-    async def loaded_agent(self) -> LoadedAgent:
-        """The agent, loaded on first use (off the event loop) and kept, failures too."""
-        async with self._loading:
-            if self._loaded is None:
-                self._loaded = await asyncio.to_thread(self._load)
-                if self._loaded.ready:
-                    self.log.info("agent-panel serving %s", self._loaded.spec)
-                else:
-                    self.log.error("agent-panel: %s", self._loaded.error)
-            return self._loaded
+        def make_host(name: str, spec: Optional[str], extractor_specs: list) -> AgentHost:
+            return AgentHost(name, spec, extractor_specs, base_dir=base_dir, load_lock=load_lock, log=self.log)
 
-    def _load(self) -> LoadedAgent:
-        spec = self.agent_spec or None
-        extractors = None
-        if self.extractors:
-            extractors = []
-            for extractor_spec in self.extractors:
-                try:
-                    from langstage_core.host import load_agent_spec
+        self.default = make_host(DEFAULT_AGENT, self.agent_spec or None, self.extractors)
+        # Read once: agents configured after the server started are not served.
+        self.named = {name: make_host(name, e["spec"], e["extractors"]) for name, e in self.agents.items()}
 
-                    found = load_agent_spec(extractor_spec, base_dir=self._base_dir)
-                    found = found() if callable(found) else found
-                except Exception as exc:  # noqa: BLE001 - reported through health, not raised
-                    return LoadedAgent(
-                        spec=resolve_spec(spec),
-                        status="agent_not_loaded",
-                        error=f"Could not load extractor {extractor_spec!r}: {type(exc).__name__}: {exc}",
-                    )
-                extractors.extend(found if isinstance(found, (list, tuple)) else [found])
-        return load_agent(spec, extractors=extractors, base_dir=self._base_dir)
+    def host(self, name: Optional[str] = None) -> Optional[AgentHost]:
+        """The named agent's host (the default one for ``None``), or ``None`` if unknown."""
+        return self.default if name is None else self.named.get(name)
+
+    @property
+    def hosts(self) -> list:
+        """Every host, the default one first."""
+        return [self.default, *self.named.values()]
+
+    @validate("agents")
+    def _valid_agents(self, proposal) -> dict:
+        """Each entry as ``{"spec", "extractors"}``; invalid ones are logged and left out."""
+        valid = {}
+        for name, entry in proposal["value"].items():
+            try:
+                valid[name] = agent_entry(name, entry)
+            except ValueError as exc:
+                self.log.error("AgentPanel.agents: left out agent %r: %s", name, exc)
+        return valid
+
+
+def agent_entry(name: Any, entry: Any) -> dict:
+    """``entry`` as ``{"spec": str, "extractors": [str, ...]}``; ValueError says what is wrong."""
+    if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
+        raise ValueError("a name may only contain letters, digits, '_', '.' and '-'")
+    if name in (".", ".."):
+        raise ValueError("'.' and '..' cannot be a URL path segment")
+    if name == DEFAULT_AGENT:
+        raise ValueError(f"the name {DEFAULT_AGENT!r} is reserved for the agent at agent-panel/ (AgentPanel.agent_spec)")
+    if isinstance(entry, str):
+        entry = {"spec": entry}
+    if not isinstance(entry, dict):
+        raise ValueError(
+            "expected a spec string ('module:attr' or 'file.py:attr') or "
+            f"{{'spec': ..., 'extractors': [...]}}, not {type(entry).__name__}"
+        )
+    unknown = sorted(map(str, entry.keys() - AGENT_ENTRY_KEYS))
+    if unknown:
+        raise ValueError(f"unknown keys {unknown}; expected 'spec' and optionally 'extractors'")
+    spec = entry.get("spec")
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError("'spec' must be a non-empty string ('module:attr' or 'file.py:attr')")
+    extractors = entry.get("extractors", [])
+    if not isinstance(extractors, list) or not all(isinstance(e, str) and e.strip() for e in extractors):
+        raise ValueError("'extractors' must be a list of 'module:attr' / 'file.py:attr' strings")
+    return {"spec": spec, "extractors": extractors}

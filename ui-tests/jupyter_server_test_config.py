@@ -1,9 +1,27 @@
 """Server configuration for the Galata UI tests (never use in production)."""
 import os
+from pathlib import Path
 
 from jupyterlab.galata import configure_jupyter_server
+
+GRAPHS = Path(__file__).resolve().parent / "graphs"
+
+
+def graph_spec(file: str, attr: str = "graph") -> str:
+    return f"{GRAPHS / file}:{attr}"
+
 
 configure_jupyter_server(c)  # noqa: F821
 c.ServerApp.ip = "127.0.0.1"  # noqa: F821
 c.ServerApp.port = int(os.environ.get("AGENT_PANEL_UI_PORT", "8899"))  # noqa: F821
 c.ServerApp.allow_root = True  # noqa: F821
+# The default agent (agent-panel/) stays the keyless demo; the test graphs are
+# served at agent-panel/agents/<name>/ (see graphs/*.py for what each does).
+c.AgentPanel.agents = {  # noqa: F821
+    "hitl": graph_spec("hitl.py"),
+    "failing": graph_spec("failing.py"),
+    "slow": graph_spec("slow.py"),
+    "echo": graph_spec("echo.py"),
+    "todos": {"spec": graph_spec("todos.py"), "extractors": [graph_spec("todos.py", "TodosExtractor")]},
+    "markdown": graph_spec("markdown_answer.py"),
+}

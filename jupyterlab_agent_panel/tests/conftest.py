@@ -42,8 +42,14 @@ def jp_server_config(agent_panel_config):
 
 @pytest.fixture
 def agent_panel(jp_serverapp):
-    """The extension's process-wide ``AgentPanel`` (running turns, loaded agent)."""
+    """The extension's process-wide ``AgentPanel`` (the agents' hosts)."""
     return jp_serverapp.web_app.settings["jupyterlab_agent_panel"]
+
+
+@pytest.fixture
+def default_agent(agent_panel):
+    """The default agent's host (its loaded agent and running turns)."""
+    return agent_panel.default
 
 
 @pytest.fixture

@@ -28,9 +28,9 @@ async def started(open_stream, thread_id: str):
     return stream
 
 
-async def test_cancel_stops_a_silent_node(open_stream, post_json, agent_panel):
+async def test_cancel_stops_a_silent_node(open_stream, post_json, default_agent):
     stream = await started(open_stream, "t-cancel")
-    turn = agent_panel.turns["t-cancel"]
+    turn = default_agent.turns["t-cancel"]
 
     began = time.monotonic()
     reply = await post_json("cancel", {"thread_id": "t-cancel"})
@@ -40,10 +40,10 @@ async def test_cancel_stops_a_silent_node(open_stream, post_json, agent_panel):
     assert rest == [CANCELLED_FRAME]
     assert time.monotonic() - began < CANCEL_BOUND_SECONDS
     assert turn.cancelled()
-    assert agent_panel.turns == {}
+    assert default_agent.turns == {}
 
 
-async def test_a_second_turn_on_a_busy_thread_gets_409(open_stream, post_json, agent_panel):
+async def test_a_second_turn_on_a_busy_thread_gets_409(open_stream, post_json, default_agent):
     stream = await started(open_stream, "t-busy")
 
     chat = await post_json("chat", {"message": "again", "thread_id": "t-busy"})
@@ -56,19 +56,19 @@ async def test_a_second_turn_on_a_busy_thread_gets_409(open_stream, post_json, a
             "reason": "busy",
         }
     # The rejected requests left the running turn alone.
-    assert not agent_panel.turns["t-busy"].done()
+    assert not default_agent.turns["t-busy"].done()
     await post_json("cancel", {"thread_id": "t-busy"})
     assert await stream.rest() == [CANCELLED_FRAME]
 
 
-async def test_threads_run_concurrently_and_cancel_separately(open_stream, post_json, agent_panel):
+async def test_threads_run_concurrently_and_cancel_separately(open_stream, post_json, default_agent):
     first = await started(open_stream, "t-first")
     second = await started(open_stream, "t-second")
 
     await post_json("cancel", {"thread_id": "t-first"})
 
     assert await first.rest() == [CANCELLED_FRAME]
-    assert not agent_panel.turns["t-second"].done()
+    assert not default_agent.turns["t-second"].done()
     await post_json("cancel", {"thread_id": "t-second"})
     assert await second.rest() == [CANCELLED_FRAME]
 
@@ -85,18 +85,18 @@ async def test_a_cancelled_thread_takes_a_new_turn(open_stream, post_json):
     assert assert_one_terminal_last(frames) == CANCELLED_FRAME
 
 
-async def test_client_disconnect_cancels_the_turn(raw_post, agent_panel):
+async def test_client_disconnect_cancels_the_turn(raw_post, default_agent):
     response = await raw_post("chat", {"message": "go", "thread_id": "t-gone"})
     first = await response.read_chunk()
     assert b'"chunk": "started"' in first
-    turn = agent_panel.turns["t-gone"]
+    turn = default_agent.turns["t-gone"]
 
     response.close()
     await asyncio.wait_for(asyncio.wait({turn}), CANCEL_BOUND_SECONDS)
 
     assert turn.cancelled()
     for _ in range(100):  # the handler unregisters the turn right after it ends
-        if not agent_panel.turns:
+        if not default_agent.turns:
             break
         await asyncio.sleep(0.01)
-    assert agent_panel.turns == {}
+    assert default_agent.turns == {}

@@ -187,13 +187,13 @@ async def test_cancel_of_an_idle_thread_is_not_found(post_json):
     }
 
 
-async def test_agent_is_loaded_once_and_reused(run_turn, jp_fetch, agent_panel):
+async def test_agent_is_loaded_once_and_reused(run_turn, jp_fetch, default_agent):
     await jp_fetch("agent-panel", "health")
-    loaded = await agent_panel.loaded_agent()
+    loaded = await default_agent.loaded_agent()
 
     await run_turn("chat", {"message": "hello", "thread_id": "t-once"})
 
-    assert await agent_panel.loaded_agent() is loaded
+    assert await default_agent.loaded_agent() is loaded
 
 
 async def test_failure_before_streaming_is_a_500_and_the_server_survives(post_json, jp_fetch, monkeypatch):

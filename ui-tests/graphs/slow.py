@@ -1,0 +1,25 @@
+"""UI-test graph: streams "tick1 tick2 … tick120", one word every half second.
+
+About a minute per turn, so a test can press Stop mid-turn. The wait between
+words is an ``asyncio.sleep``, so a cancel ends the turn at once.
+"""
+from langchain_core.messages import AIMessage
+from langgraph.graph import START, MessagesState, StateGraph
+
+from scripted_model import ScriptedChatModel
+
+SECONDS_PER_TOKEN = 0.5
+TICKS = 120
+
+_answer = " ".join(f"tick{n}" for n in range(1, TICKS + 1))
+_model = ScriptedChatModel(script=lambda messages: AIMessage(content=_answer), seconds_per_token=SECONDS_PER_TOKEN)
+
+
+async def _tick(state: MessagesState) -> dict:
+    return {"messages": [await _model.ainvoke(state["messages"])]}
+
+
+_builder = StateGraph(MessagesState)
+_builder.add_node("tick", _tick)
+_builder.add_edge(START, "tick")
+graph = _builder.compile(name="Slow Test Agent")
