@@ -1,0 +1,45 @@
+import type {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { INotebookTracker } from '@jupyterlab/notebook';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { IAgentPanel } from '../tokens';
+
+/** The `comm` transport: chat with a graph served in a notebook's kernel. */
+export const commPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyterlab-agent-panel:comm',
+  description:
+    'Talks to an agent served in the notebook kernel over the agent_panel comm.',
+  autoStart: true,
+  requires: [IAgentPanel, INotebookTracker],
+  optional: [ITranslator],
+  activate: async (
+    _app: JupyterFrontEnd,
+    panel: IAgentPanel,
+    notebooks: INotebookTracker,
+    translator: ITranslator | null
+  ): Promise<void> => {
+    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    // The panel picks the transport up whenever it is registered.
+    const [{ KernelCommTransport }, { KernelBinding }] = await Promise.all([
+      import('../transport/comm'),
+      import('../transport/kernel-binding')
+    ]);
+    panel.registerTransport(
+      'comm',
+      endpoint =>
+        new KernelCommTransport({
+          binding: new KernelBinding({
+            notebooks,
+            pinnedPath: endpoint.notebook,
+            trans
+          }),
+          commTarget: endpoint.commTarget,
+          connectTimeoutMs: endpoint.connectTimeoutSeconds * 1000,
+          idleTimeoutMs: endpoint.idleTimeoutSeconds * 1000,
+          trans
+        })
+    );
+  }
+};

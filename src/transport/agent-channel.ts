@@ -1,0 +1,374 @@
+/**
+ * One `agent_panel` comm on one kernel (chunk-wire §8): opens it, waits for
+ * the kernel's `hello`, routes turn messages to their turns by `turn_id`, and
+ * fails those turns when the kernel restarts, dies or closes the comm.
+ */
+import type { Kernel, KernelMessage } from '@jupyterlab/services';
+import type { TranslationBundle } from '@jupyterlab/translation';
+import type { JSONObject } from '@lumino/coreutils';
+import type { IDisposable } from '@lumino/disposable';
+import type { ICommKernel } from './kernel-binding';
+
+/** The comm protocol version this panel speaks. */
+export const COMM_PROTOCOL = 1;
+
+/** The kernel's `hello`: the `/health` fields of the helper (§8.3). */
+export interface IHello {
+  protocol: number;
+  ready: boolean;
+  status: string;
+  message: string;
+  agentName: string | null;
+}
+
+/** A validated kernel message that belongs to one turn. */
+export type TurnMessage =
+  | { type: 'frame'; turn_id: string; seq: number | null; frame: unknown }
+  | { type: 'turn_end'; turn_id: string; outcome: string | null }
+  | { type: 'rejected'; turn_id: string; reason: string; detail: string };
+
+/** What a channel needs of a turn. */
+export interface IChannelTurn {
+  readonly turnId: string;
+  receive(message: TurnMessage): void;
+  /** The channel is gone; `cause` is a sentence start such as "The kernel of X restarted". */
+  fail(cause: string): void;
+}
+
+/**
+ * Why a channel could not be opened. `needs_setup`: the user can fix it in the
+ * notebook (the comm target is missing); `unreachable`: the kernel did not
+ * answer or went away.
+ */
+export class ChannelError extends Error {
+  constructor(
+    readonly state: 'needs_setup' | 'unreachable',
+    message: string
+  ) {
+    super(message);
+  }
+}
+
+export interface IAgentChannelOptions {
+  kernel: ICommKernel;
+  /** The comm target (setting `commTarget`, default `agent_panel`). */
+  target: string;
+  /** `jupyterlab-agent-panel@<version>`, sent in the open data. */
+  client: string;
+  /** The notebook's name, for messages (see `where`). */
+  where: string;
+  connectTimeoutMs: number;
+  trans: TranslationBundle;
+  /** Every `hello` (the first one, and those `serve()` sends later). */
+  onHello: (channel: AgentChannel, hello: IHello) => void;
+  /** The channel closed after it had opened (kernel side, or kernel lost). */
+  onClosed: (channel: AgentChannel) => void;
+}
+
+export class AgentChannel implements IDisposable {
+  constructor(private readonly _options: IAgentChannelOptions) {
+    const { kernel, target, client, connectTimeoutMs } = _options;
+    this.kernel = kernel;
+    this.where = _options.where;
+    this.opened = new Promise<IHello>((resolve, reject) => {
+      this._resolveOpened = resolve;
+      this._rejectOpened = reject;
+    });
+    // Callers await `opened`; a channel nobody waits for must not warn.
+    this.opened.catch(() => undefined);
+    kernel.statusChanged.connect(this._onKernelStatus, this);
+    kernel.connectionStatusChanged.connect(this._onConnectionStatus, this);
+    kernel.disposed.connect(this._onKernelDisposed, this);
+    this._connectTimer = setTimeout(() => {
+      this._close(
+        new ChannelError(
+          'unreachable',
+          this._trans.__(
+            'No answer from the %1 comm in the kernel of %2 within %3 s (a running cell delays it until the cell ends).',
+            target,
+            this.where,
+            connectTimeoutMs / 1000
+          )
+        )
+      );
+    }, connectTimeoutMs);
+    try {
+      this._comm = kernel.createComm(target);
+      this._comm.onMsg = this._onMsg;
+      this._comm.onClose = this._onCommClose;
+      this._comm.open({ protocol: COMM_PROTOCOL, client });
+    } catch (error) {
+      this._close(
+        new ChannelError(
+          'unreachable',
+          this._trans.__(
+            'Cannot open the %1 comm in the kernel of %2: %3',
+            target,
+            this.where,
+            error instanceof Error ? error.message : String(error)
+          )
+        )
+      );
+    }
+  }
+
+  readonly kernel: ICommKernel;
+  /** The notebook's name in messages; follows renames of the notebook. */
+  where: string;
+  /** Resolves with the first `hello`; rejects with a `ChannelError`. */
+  readonly opened: Promise<IHello>;
+
+  /** The latest `hello`, once the channel is open. */
+  get hello(): IHello | null {
+    return this._hello;
+  }
+
+  /** Closed by the kernel, lost with it, timed out or disposed. */
+  get isClosed(): boolean {
+    return this._closed;
+  }
+
+  get turnCount(): number {
+    return this._turns.size;
+  }
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  attach(turn: IChannelTurn): void {
+    this._turns.set(turn.turnId, turn);
+  }
+
+  detach(turn: IChannelTurn): void {
+    if (this._turns.get(turn.turnId) === turn) {
+      this._turns.delete(turn.turnId);
+    }
+  }
+
+  /** Send a panel message; throws with a clear message once closed. */
+  send(data: JSONObject): void {
+    if (!this._comm) {
+      throw new Error(
+        this._trans.__(
+          'The %1 comm to the kernel of %2 is closed.',
+          this._options.target,
+          this.where
+        )
+      );
+    }
+    this._comm.send(data);
+  }
+
+  /** Close the comm (the kernel then cancels its turns) and let go. */
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._isDisposed = true;
+    this._close(
+      new ChannelError(
+        'unreachable',
+        this._trans.__(
+          'The connection to the kernel of %1 was closed by the panel',
+          this.where
+        )
+      )
+    );
+  }
+
+  /** Synchronous on purpose: a promise here would pause the kernel's messages. */
+  private readonly _onMsg = (msg: KernelMessage.ICommMsgMsg): void => {
+    if (this._closed) {
+      return;
+    }
+    const data: unknown = msg.content.data;
+    if (!isObject(data) || typeof data.type !== 'string') {
+      console.warn('Agent Panel: dropped a comm message without a type.', data);
+      return;
+    }
+    if (data.type === 'hello') {
+      this._receiveHello(data);
+      return;
+    }
+    const message = readTurnMessage(data);
+    if (message === null) {
+      if (data.type === 'rejected') {
+        console.warn(
+          `Agent Panel: the kernel rejected a message: ${String(data.reason)}: ${String(data.detail)}`
+        );
+      } else {
+        console.warn('Agent Panel: dropped an unreadable comm message.', data);
+      }
+      return;
+    }
+    // Messages for a turn this panel does not know are ignored (§8.3).
+    this._turns.get(message.turn_id)?.receive(message);
+  };
+
+  private readonly _onCommClose = (): void => {
+    if (this._closed) {
+      return;
+    }
+    const { target } = this._options;
+    const where = this.where;
+    const cause = this._hello
+      ? this._trans.__(
+          'The kernel of %1 closed the %2 comm (was `%unload_ext jupyterlab_agent_panel` run?)',
+          where,
+          target
+        )
+      : this._trans.__(
+          'The kernel of %1 has no %2 comm target: run `%load_ext jupyterlab_agent_panel` in the notebook',
+          where,
+          target
+        );
+    // The kernel closed it: closing it again would only log an error there.
+    this._comm = null;
+    this._close(
+      new ChannelError(this._hello ? 'unreachable' : 'needs_setup', cause)
+    );
+  };
+
+  private _receiveHello(data: Record<string, unknown>): void {
+    const hello: IHello = {
+      protocol: typeof data.protocol === 'number' ? data.protocol : 0,
+      ready: data.ready === true,
+      status: typeof data.status === 'string' ? data.status : 'unknown',
+      message: typeof data.message === 'string' ? data.message : '',
+      agentName: typeof data.agent_name === 'string' ? data.agent_name : null
+    };
+    const first = this._hello === null;
+    this._hello = hello;
+    if (first) {
+      clearTimeout(this._connectTimer);
+      this._resolveOpened(hello);
+    }
+    this._options.onHello(this, hello);
+  }
+
+  private _onKernelStatus(_: unknown, status: Kernel.Status): void {
+    const where = this.where;
+    if (status === 'restarting' || status === 'autorestarting') {
+      // A restart clears the comms without calling `onClose`.
+      this._lose(this._trans.__('The kernel of %1 restarted', where));
+    } else if (status === 'dead') {
+      this._lose(this._trans.__('The kernel of %1 died', where));
+    }
+  }
+
+  private _onConnectionStatus(
+    _: unknown,
+    status: Kernel.ConnectionStatus
+  ): void {
+    if (status === 'disconnected') {
+      this._lose(
+        this._trans.__(
+          'The connection to the kernel of %1 was lost',
+          this.where
+        )
+      );
+    }
+  }
+
+  private _onKernelDisposed(): void {
+    this._lose(this._trans.__('The kernel of %1 was shut down', this.where));
+  }
+
+  private _lose(cause: string): void {
+    this._close(new ChannelError('unreachable', cause));
+  }
+
+  /** End everything once: reject `opened`, fail the turns, drop listeners. */
+  private _close(error: ChannelError): void {
+    if (this._closed) {
+      return;
+    }
+    this._closed = true;
+    const wasOpen = this._hello !== null;
+    clearTimeout(this._connectTimer);
+    const kernel = this.kernel;
+    kernel.statusChanged.disconnect(this._onKernelStatus, this);
+    kernel.connectionStatusChanged.disconnect(this._onConnectionStatus, this);
+    kernel.disposed.disconnect(this._onKernelDisposed, this);
+    this._closeComm();
+    this._rejectOpened(error);
+    const turns = [...this._turns.values()];
+    this._turns.clear();
+    for (const turn of turns) {
+      turn.fail(error.message);
+    }
+    if (wasOpen && !this._isDisposed) {
+      this._options.onClosed(this);
+    }
+  }
+
+  /** Tell the kernel, unless the comm is already gone with it. */
+  private _closeComm(): void {
+    const comm = this._comm;
+    this._comm = null;
+    if (
+      !comm ||
+      comm.isDisposed ||
+      this.kernel.isDisposed ||
+      this.kernel.status === 'dead'
+    ) {
+      return;
+    }
+    comm.onClose = () => undefined;
+    try {
+      comm.close();
+    } catch (error) {
+      console.warn('Agent Panel: could not close the comm.', error);
+    }
+  }
+
+  private get _trans(): TranslationBundle {
+    return this._options.trans;
+  }
+
+  private _comm: Kernel.IComm | null = null;
+  private _hello: IHello | null = null;
+  private _closed = false;
+  private _isDisposed = false;
+  private _connectTimer: ReturnType<typeof setTimeout> | undefined;
+  private _resolveOpened: (hello: IHello) => void = () => undefined;
+  private _rejectOpened: (error: ChannelError) => void = () => undefined;
+  private readonly _turns = new Map<string, IChannelTurn>();
+}
+
+/** A `frame`, `turn_end` or `rejected` naming its turn, or null. */
+function readTurnMessage(data: Record<string, unknown>): TurnMessage | null {
+  const turnId = data.turn_id;
+  if (typeof turnId !== 'string' || !turnId) {
+    return null;
+  }
+  switch (data.type) {
+    case 'frame':
+      return {
+        type: 'frame',
+        turn_id: turnId,
+        seq: Number.isInteger(data.seq) ? (data.seq as number) : null,
+        frame: data.frame
+      };
+    case 'turn_end':
+      return {
+        type: 'turn_end',
+        turn_id: turnId,
+        outcome: typeof data.outcome === 'string' ? data.outcome : null
+      };
+    case 'rejected':
+      return {
+        type: 'rejected',
+        turn_id: turnId,
+        reason: typeof data.reason === 'string' ? data.reason : 'unknown',
+        detail: typeof data.detail === 'string' ? data.detail : ''
+      };
+    default:
+      return null;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
