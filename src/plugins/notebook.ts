@@ -1,0 +1,118 @@
+import type {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { Dialog, ICommandPalette, showDialog } from '@jupyterlab/apputils';
+import { INotebookTracker } from '@jupyterlab/notebook';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { addNotebookCommands, NotebookCommandIDs } from '../notebook/commands';
+import { NotebookHost } from '../notebook/host';
+import { IAgentPanel } from '../tokens';
+
+/** Right-clicks on these transcript parts offer the notebook commands. */
+const CONTEXT_MENU: readonly {
+  command: string;
+  selector: string;
+  rank: number;
+}[] = [
+  {
+    command: NotebookCommandIDs.insertExtraction,
+    selector: '.jp-AgentPanel-extraction',
+    rank: 10
+  },
+  {
+    command: NotebookCommandIDs.insertCode,
+    selector: '.jp-AgentPanel-text pre',
+    rank: 11
+  },
+  {
+    command: NotebookCommandIDs.replaceActiveCell,
+    selector: '.jp-AgentPanel-text pre',
+    rank: 12
+  },
+  {
+    command: NotebookCommandIDs.insertMessage,
+    selector: '.jp-AgentPanel-text',
+    rank: 13
+  }
+];
+
+/**
+ * Puts the conversation into notebooks: buttons on extraction cards, code
+ * blocks and answers, context-menu items, and palette commands (including
+ * the export of the whole conversation).
+ */
+export const notebookPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyterlab-agent-panel:notebook',
+  description:
+    'Inserts extracted data, code blocks and answers from the agent panel into notebooks, and exports conversations as notebooks.',
+  autoStart: true,
+  requires: [IAgentPanel, INotebookTracker],
+  optional: [ICommandPalette, ITranslator],
+  activate: (
+    app: JupyterFrontEnd,
+    agentPanel: IAgentPanel,
+    tracker: INotebookTracker,
+    palette: ICommandPalette | null,
+    translator: ITranslator | null
+  ): void => {
+    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    const host = new NotebookHost({
+      tracker,
+      kernelSpecs: app.serviceManager.kernelspecs,
+      commands: app.commands,
+      activate: id => app.shell.activateById(id),
+      trans
+    });
+    addNotebookCommands({
+      commands: app.commands,
+      agentPanel,
+      host,
+      hitTest: test => app.contextMenuHitTest(test),
+      confirm: async (title, body, accept) => {
+        const result = await showDialog({
+          title,
+          body,
+          buttons: [Dialog.cancelButton(), Dialog.okButton({ label: accept })]
+        });
+        return result.button.accept;
+      },
+      trans
+    });
+
+    agentPanel.addItemAction({
+      command: NotebookCommandIDs.insertExtraction,
+      target: 'extraction',
+      rank: 10
+    });
+    agentPanel.addItemAction({
+      command: NotebookCommandIDs.insertCode,
+      target: 'code',
+      rank: 10
+    });
+    agentPanel.addItemAction({
+      command: NotebookCommandIDs.replaceActiveCell,
+      target: 'code',
+      rank: 20
+    });
+    agentPanel.addItemAction({
+      command: NotebookCommandIDs.insertMessage,
+      target: 'message',
+      rank: 10
+    });
+
+    for (const item of CONTEXT_MENU) {
+      app.contextMenu.addItem({ ...item, args: { fromContextMenu: true } });
+    }
+    app.contextMenu.addItem({
+      command: NotebookCommandIDs.exportConversation,
+      selector: '.jp-AgentPanel-transcript',
+      rank: 20
+    });
+
+    const category = trans.__('Agent Panel');
+    for (const command of Object.values(NotebookCommandIDs)) {
+      palette?.addItem({ command, category });
+    }
+  }
+};
