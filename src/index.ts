@@ -1,3 +1,6 @@
+import { aguiPlugin } from './plugins/agui';
+import { commPlugin } from './plugins/comm';
+import { notebookPlugin } from './plugins/notebook';
 import { panelPlugin } from './plugins/panel';
 
-export default [panelPlugin];
+export default [panelPlugin, notebookPlugin, commPlugin, aguiPlugin];

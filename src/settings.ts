@@ -145,7 +145,7 @@ function parseEndpoint(
   }
   const url = stringOr(entry.url, '').trim();
   if (transport !== 'comm') {
-    const urlProblem = checkUrl(url);
+    const urlProblem = checkUrl(url, transport as TransportKind);
     if (urlProblem) {
       problems.push({ field: `${field}.url`, message: urlProblem });
       return null;
@@ -184,7 +184,7 @@ function parseEndpoint(
 }
 
 /** Why a URL setting cannot be used, or null when it can. */
-function checkUrl(url: string): string | null {
+function checkUrl(url: string, transport: TransportKind): string | null {
   if (!url) {
     return 'a URL is required for this transport';
   }
@@ -195,8 +195,13 @@ function checkUrl(url: string): string | null {
     } catch {
       return `"${url}" is not a valid URL`;
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      return `"${parsed.protocol}" URLs are not supported; use http: or https:`;
+    // An AG-UI endpoint may also be a chanx websocket route.
+    const allowed =
+      transport === 'agui'
+        ? ['http:', 'https:', 'ws:', 'wss:']
+        : ['http:', 'https:'];
+    if (!allowed.includes(parsed.protocol)) {
+      return `"${parsed.protocol}" URLs are not supported; use ${allowed.join(' or ')}`;
     }
   }
   return null;

@@ -52,6 +52,13 @@ export interface IHealthReport {
   agentName: string | null;
 }
 
+/** A run on a followed thread that this panel did not start. */
+export interface IForeignRun {
+  runId: string;
+  /** Ask the producer to stop it (any client of the thread may). */
+  stop(): void;
+}
+
 /** One way of talking to an agent: HTTP chunk wire, kernel comm, AG-UI. */
 export interface IAgentTransport extends IDisposable {
   /** Short label for the header: the URL, or the notebook and kernel. */
@@ -60,6 +67,17 @@ export interface IAgentTransport extends IDisposable {
   readonly labelChanged?: ISignal<IAgentTransport, void>;
   startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle;
   checkHealth(): Promise<IHealthReport>;
+  /**
+   * Watch `threadId` for runs other clients start (another tab, or a run
+   * still going after a reload): `onRun` gets each from its first event and
+   * returns the sink to deliver it to, or null to let it pass. Only
+   * transports that can see other clients' runs (the AG-UI websocket)
+   * provide it.
+   */
+  followThread?(
+    threadId: string,
+    onRun: (run: IForeignRun) => ITurnSink | null
+  ): IDisposable;
 }
 
 /** `fetch` as transports use it, injectable for tests. */

@@ -6,7 +6,13 @@
  * and yields one typed shape (contract B superset, every B key optional,
  * `null` = missing). Anything it cannot use becomes an `ignored` frame or a
  * `{ok: false}` result naming the problem; it never throws.
+ *
+ * Panel-internal additions, produced only by the AG-UI adapter (docs/agui.md
+ * §9) and never by a chunk-wire producer: the `state`, `activity` and
+ * `subagent` statuses, a `subagent` tag on streaming frames and
+ * `interrupt_ids` on interrupt frames.
  */
+import type { ISubagentTag, SubagentStatus } from './types';
 
 /** One element of a `tool_calls` payload. */
 export interface IWireToolCall {
@@ -52,11 +58,41 @@ export interface IStreamingFrame {
   extraction: IWireExtraction | null;
   /** Payload keys that were present but malformed, each with the reason. */
   problems: string[];
+  /** The subagent that produced the payload (AG-UI only). */
+  subagent?: ISubagentTag;
 }
 
 export interface IInterruptFrame {
   status: 'interrupt';
   interrupt: IWireInterrupt;
+  /** The producer's interrupt ids, when it revealed them (AG-UI only). */
+  interrupt_ids?: string[];
+}
+
+/** The agent's whole shared state after a snapshot or a patch (AG-UI only). */
+export interface IStateFrame {
+  status: 'state';
+  state: unknown;
+}
+
+/** An activity at its latest content (AG-UI only). */
+export interface IActivityFrame {
+  status: 'activity';
+  id: string;
+  activity_type: string;
+  content: unknown;
+  subagent?: ISubagentTag;
+}
+
+/** A subagent run started, finished, paused or failed (AG-UI only). */
+export interface ISubagentFrame {
+  status: 'subagent';
+  id: string;
+  name: string | null;
+  description: string | null;
+  parent_id: string | null;
+  subagent_status: SubagentStatus;
+  message: string | null;
 }
 
 export interface ICompleteFrame {
@@ -88,6 +124,9 @@ export type WireFrame =
   | ICompleteFrame
   | IErrorFrame
   | ICancelledFrame
+  | IStateFrame
+  | IActivityFrame
+  | ISubagentFrame
   | IIgnoredFrame;
 
 export type DecodeResult =
@@ -153,21 +192,87 @@ function decodeChunkFrame(status: string, raw: JsonObject): WireFrame {
     case 'streaming':
       return decodeStreaming(raw);
     case 'interrupt':
-      // Core nests the payload under `interrupt`; fall back to the frame
-      // itself as core's own collector does.
-      return {
-        status: 'interrupt',
-        interrupt: readInterrupt(isObject(raw.interrupt) ? raw.interrupt : raw)
-      };
+      return decodeInterrupt(raw);
     case 'complete':
       return { status: 'complete', outcome: readOutcome(raw.outcome) };
     case 'error':
       return errorFrame(raw);
     case 'cancelled':
       return { status: 'cancelled', message: stringOrNull(raw.message) };
+    case 'state':
+      return { status: 'state', state: raw.state ?? null };
+    case 'activity':
+      return decodeActivity(raw);
+    case 'subagent':
+      return decodeSubagent(raw);
     default:
       return ignored(`unknown status "${status}"`);
   }
+}
+
+function decodeInterrupt(raw: JsonObject): IInterruptFrame {
+  // Core nests the payload under `interrupt`; fall back to the frame itself
+  // as core's own collector does.
+  const frame: IInterruptFrame = {
+    status: 'interrupt',
+    interrupt: readInterrupt(isObject(raw.interrupt) ? raw.interrupt : raw)
+  };
+  if (Array.isArray(raw.interrupt_ids)) {
+    frame.interrupt_ids = raw.interrupt_ids.filter(
+      (id): id is string => typeof id === 'string'
+    );
+  }
+  return frame;
+}
+
+function decodeActivity(raw: JsonObject): WireFrame {
+  if (typeof raw.id !== 'string' || typeof raw.activity_type !== 'string') {
+    return ignored('activity frame without a string "id" and "activity_type"');
+  }
+  const frame: IActivityFrame = {
+    status: 'activity',
+    id: raw.id,
+    activity_type: raw.activity_type,
+    content: raw.content ?? null
+  };
+  const subagent = readSubagentTag(raw.subagent);
+  if (subagent) {
+    frame.subagent = subagent;
+  }
+  return frame;
+}
+
+const SUBAGENT_STATUSES = new Set([
+  'running',
+  'finished',
+  'suspended',
+  'error'
+]);
+
+function decodeSubagent(raw: JsonObject): WireFrame {
+  const status = raw.subagent_status;
+  if (typeof raw.id !== 'string' || !SUBAGENT_STATUSES.has(String(status))) {
+    return ignored(
+      'subagent frame without a string "id" and a known "subagent_status"'
+    );
+  }
+  return {
+    status: 'subagent',
+    id: raw.id,
+    name: stringOrNull(raw.name),
+    description: stringOrNull(raw.description),
+    parent_id: stringOrNull(raw.parent_id),
+    subagent_status: status as SubagentStatus,
+    message: stringOrNull(raw.message)
+  };
+}
+
+/** `{id, name?}`; anything else is no tag. */
+function readSubagentTag(value: unknown): ISubagentTag | null {
+  if (!isObject(value) || typeof value.id !== 'string') {
+    return null;
+  }
+  return { id: value.id, name: stringOrNull(value.name) };
 }
 
 function decodeStreaming(raw: JsonObject): WireFrame {
@@ -190,6 +295,14 @@ function decodeStreaming(raw: JsonObject): WireFrame {
   }
   if ('extraction' in raw) {
     frame.extraction = readExtraction(raw.extraction, frame.problems);
+  }
+  if ('subagent' in raw) {
+    const subagent = readSubagentTag(raw.subagent);
+    if (subagent) {
+      frame.subagent = subagent;
+    } else {
+      frame.problems.push('"subagent" is not an object with a string "id"');
+    }
   }
   if (!hasPayload(frame) && frame.problems.length === 0) {
     const keys = Object.keys(raw).filter(key => key !== 'status');

@@ -1,5 +1,7 @@
 /**
- * Reading an interrupt payload into review rows (chunk-wire §6.2–6.4).
+ * Interrupt payloads: normalising a graph's raw interrupt value the way core
+ * does (chunk-wire §6.2), and reading a normalised payload into review rows
+ * (§6.3–6.4).
  */
 import type { IWireInterrupt } from './frames';
 import {
@@ -16,6 +18,111 @@ export interface IReviewRows {
 }
 
 type JsonObject = Record<string, unknown>;
+
+/** HumanInterrupt `config` flags and the verbs they allow. */
+const CONFIG_FLAGS: [string, DecisionVerb][] = [
+  ['allow_accept', 'approve'],
+  ['allow_edit', 'edit'],
+  ['allow_respond', 'respond'],
+  ['allow_ignore', 'reject']
+];
+
+/**
+ * The interrupt payload core (contract B) builds from a graph's
+ * `interrupt(value)`, for producers that hand the panel the raw value (the
+ * AG-UI `on_interrupt` event). Mirrors langstage-core's
+ * `_normalize_interrupt` case for case.
+ */
+export function normalizeInterrupt(value: unknown): IWireInterrupt {
+  const defaults = [...CANONICAL_VERBS];
+  if (Array.isArray(value)) {
+    // A list of legacy HumanInterrupts (agent-inbox shape).
+    const allowed = new Set<string>();
+    const actionRequests = value.map(item => {
+      if (!isObject(item)) {
+        return item;
+      }
+      const config = item.config;
+      if (isObject(config)) {
+        for (const [flag, verb] of CONFIG_FLAGS) {
+          if (config[flag]) {
+            allowed.add(verb);
+          }
+        }
+      }
+      return 'action_request' in item ? item.action_request : item;
+    });
+    const named = defaults.filter(verb => allowed.has(verb));
+    return {
+      action_requests: actionRequests,
+      review_configs: [],
+      allowed_decisions: named.length > 0 ? named : defaults
+    };
+  }
+  if (isObject(value)) {
+    if ('action_requests' in value) {
+      const reviewConfigs = Array.isArray(value.review_configs)
+        ? value.review_configs
+        : [];
+      return {
+        action_requests: Array.isArray(value.action_requests)
+          ? value.action_requests
+          : [],
+        review_configs: reviewConfigs,
+        allowed_decisions: readAllowedDecisions(
+          value.allowed_decisions,
+          reviewConfigs
+        )
+      };
+    }
+    // Any other non-empty object is one action request.
+    return {
+      action_requests: Object.keys(value).length > 0 ? [value] : [],
+      review_configs: [],
+      allowed_decisions: defaults
+    };
+  }
+  // A bare string or scalar is the question itself (contract B).
+  return {
+    action_requests:
+      value === null || value === undefined || value === '' ? [] : [value],
+    review_configs: [],
+    allowed_decisions: defaults
+  };
+}
+
+/** Core passes a given list through and derives a missing one. */
+function readAllowedDecisions(
+  value: unknown,
+  reviewConfigs: unknown[]
+): string[] | null {
+  if (value === null || value === undefined) {
+    return verbsOfReviewConfigs(reviewConfigs);
+  }
+  // Not a list: what a chunk-wire reader makes of core's pass-through.
+  return Array.isArray(value) ? value.filter(isString) : null;
+}
+
+/**
+ * HITL middleware names its verbs per review config: their union, canonical
+ * verbs first in canonical order, then the others in first-seen order.
+ */
+function verbsOfReviewConfigs(reviewConfigs: unknown[]): string[] {
+  const seen: string[] = [];
+  for (const config of reviewConfigs) {
+    const verbs = isObject(config) ? config.allowed_decisions : null;
+    for (const verb of Array.isArray(verbs) ? verbs.filter(isString) : []) {
+      if (!seen.includes(verb)) {
+        seen.push(verb);
+      }
+    }
+  }
+  const union = [
+    ...CANONICAL_VERBS.filter(verb => seen.includes(verb)),
+    ...seen.filter(verb => !(CANONICAL_VERBS as string[]).includes(verb))
+  ];
+  return union.length > 0 ? union : [...CANONICAL_VERBS];
+}
 
 export function readReviewRows(payload: IWireInterrupt): IReviewRows {
   // Core advertises the default four when nothing usable is named.
@@ -118,4 +225,8 @@ function isObject(value: unknown): value is JsonObject {
 
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
 }

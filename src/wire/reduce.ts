@@ -7,7 +7,9 @@
  * each change names only the item it touched.
  */
 import type {
+  IActivityFrame,
   IStreamingFrame,
+  ISubagentFrame,
   IWireExtraction,
   IWireInterrupt,
   IWireToolCall,
@@ -19,9 +21,12 @@ import {
   STREAM_ENDED_UNEXPECTEDLY,
   type DecisionVerb,
   type IActionRequest,
+  type IActivity,
   type IExtractionCard,
   type IInterruptCard,
   type IReasoningBlock,
+  type ISubagentRun,
+  type ISubagentTag,
   type ITextBlock,
   type IToolCard,
   type ITurnState,
@@ -83,7 +88,7 @@ export class TurnReducer {
       case 'streaming':
         return this._applyStreaming(frame);
       case 'interrupt':
-        return this._applyInterrupt(frame.interrupt);
+        return this._applyInterrupt(frame.interrupt, frame.interrupt_ids);
       case 'complete':
         return this._end(
           this._sawInterrupt || frame.outcome === 'interrupted'
@@ -96,6 +101,15 @@ export class TurnReducer {
       case 'cancelled':
         this.state.cancelMessage = frame.message;
         return this._end('cancelled');
+      // State, activity and subagent frames sit beside the transcript: they
+      // neither add items nor close the open text block.
+      case 'state':
+        this.state.agentState = frame.state;
+        return [{ type: 'state', state: frame.state }];
+      case 'activity':
+        return this._applyActivity(frame);
+      case 'subagent':
+        return this._applySubagent(frame);
       case 'ignored':
         return [];
     }
@@ -139,17 +153,24 @@ export class TurnReducer {
       );
     }
     // Core's collector handles every payload key; in this order (§5).
+    const { subagent } = frame;
     if (frame.chunk) {
-      this._appendText(frame.chunk, frame.node, frame.message_id, changes);
+      this._appendText(
+        frame.chunk,
+        frame.node,
+        frame.message_id,
+        subagent,
+        changes
+      );
     }
     if (frame.reasoning) {
-      this._appendReasoning(frame.reasoning, frame.node, changes);
+      this._appendReasoning(frame.reasoning, frame.node, subagent, changes);
     }
     for (const call of frame.tool_calls ?? []) {
-      this._addToolCall(call, changes);
+      this._addToolCall(call, subagent, changes);
     }
     if (frame.tool_result) {
-      this._attachToolResult(frame.tool_result, changes);
+      this._attachToolResult(frame.tool_result, subagent, changes);
     }
     if (frame.extraction) {
       this._addExtraction(frame.extraction, changes);
@@ -161,12 +182,17 @@ export class TurnReducer {
     delta: string,
     node: string | null,
     messageId: string | null,
+    subagent: ISubagentTag | undefined,
     changes: TurnChange[]
   ): void {
     this._openReasoning = null;
     this._lastResultCard = null;
     const open = this._openText;
-    if (open && continuesTextBlock(open, node, messageId)) {
+    if (
+      open &&
+      sameSubagent(open.subagent, subagent) &&
+      continuesTextBlock(open, node, messageId)
+    ) {
       open.text += delta;
       open.messageId ??= messageId;
       changes.push({ type: 'updated', item: open });
@@ -177,7 +203,8 @@ export class TurnReducer {
       key: nextItemKey(),
       text: delta,
       node,
-      messageId
+      messageId,
+      ...tagged(subagent)
     };
     this._openText = block;
     this._add(block, changes);
@@ -186,12 +213,13 @@ export class TurnReducer {
   private _appendReasoning(
     delta: string,
     node: string | null,
+    subagent: ISubagentTag | undefined,
     changes: TurnChange[]
   ): void {
     this._openText = null;
     this._lastResultCard = null;
     const open = this._openReasoning;
-    if (open) {
+    if (open && sameSubagent(open.subagent, subagent)) {
       open.text += delta;
       changes.push({ type: 'updated', item: open });
       return;
@@ -200,13 +228,18 @@ export class TurnReducer {
       kind: 'reasoning',
       key: nextItemKey(),
       text: delta,
-      node
+      node,
+      ...tagged(subagent)
     };
     this._openReasoning = block;
     this._add(block, changes);
   }
 
-  private _addToolCall(call: IWireToolCall, changes: TurnChange[]): void {
+  private _addToolCall(
+    call: IWireToolCall,
+    subagent: ISubagentTag | undefined,
+    changes: TurnChange[]
+  ): void {
     this._closeBlocks();
     const known = call.id === null ? undefined : this._cardsById.get(call.id);
     if (known) {
@@ -228,7 +261,8 @@ export class TurnReducer {
       result: undefined,
       truncated: false,
       durationMs: null,
-      orphan: false
+      orphan: false,
+      ...tagged(subagent)
     };
     if (call.id !== null) {
       this._cardsById.set(call.id, card);
@@ -239,6 +273,7 @@ export class TurnReducer {
 
   private _attachToolResult(
     result: IWireToolResult,
+    subagent: ISubagentTag | undefined,
     changes: TurnChange[]
   ): void {
     this._closeBlocks();
@@ -263,7 +298,8 @@ export class TurnReducer {
       result: undefined,
       truncated: false,
       durationMs: null,
-      orphan: true
+      orphan: true,
+      ...tagged(subagent)
     };
     fillResult(orphan, result);
     this._lastResultCard = orphan;
@@ -288,13 +324,21 @@ export class TurnReducer {
     this._add(card, changes);
   }
 
-  private _applyInterrupt(payload: IWireInterrupt): TurnChange[] {
+  private _applyInterrupt(
+    payload: IWireInterrupt,
+    interruptIds: readonly string[] = []
+  ): TurnChange[] {
     this._closeBlocks();
     this._sawInterrupt = true;
     const { actions, allowedDecisions } = readReviewRows(payload);
     const signature = interruptSignature(actions, allowedDecisions);
     const existing = this._interruptsBySignature.get(signature);
     if (existing && existing.answered === null) {
+      for (const id of interruptIds) {
+        if (!existing.interruptIds.includes(id)) {
+          existing.interruptIds.push(id);
+        }
+      }
       return [{ type: 'updated', item: existing }];
     }
     const card: IInterruptCard = {
@@ -302,13 +346,57 @@ export class TurnReducer {
       key: nextItemKey(),
       actions,
       allowedDecisions,
-      interruptIds: [],
+      interruptIds: [...interruptIds],
       answered: null
     };
     this._interruptsBySignature.set(signature, card);
     const changes: TurnChange[] = [];
     this._add(card, changes);
     return changes;
+  }
+
+  private _applyActivity(frame: IActivityFrame): TurnChange[] {
+    const activities = (this.state.activities ??= []);
+    let activity = this._activitiesById.get(frame.id);
+    if (activity) {
+      activity.activityType = frame.activity_type;
+      activity.content = frame.content;
+    } else {
+      activity = {
+        id: frame.id,
+        activityType: frame.activity_type,
+        content: frame.content,
+        ...tagged(frame.subagent)
+      };
+      this._activitiesById.set(frame.id, activity);
+      activities.push(activity);
+    }
+    return [{ type: 'activity', activity }];
+  }
+
+  private _applySubagent(frame: ISubagentFrame): TurnChange[] {
+    const subagents = (this.state.subagents ??= []);
+    let run = this._subagentsById.get(frame.id);
+    if (run) {
+      // A later frame may know less (a bare finish): keep what is known.
+      run.name = frame.name ?? run.name;
+      run.description = frame.description ?? run.description;
+      run.parentId = frame.parent_id ?? run.parentId;
+      run.status = frame.subagent_status;
+      run.message = frame.message;
+    } else {
+      run = {
+        id: frame.id,
+        name: frame.name,
+        description: frame.description,
+        parentId: frame.parent_id,
+        status: frame.subagent_status,
+        message: frame.message
+      };
+      this._subagentsById.set(frame.id, run);
+      subagents.push(run);
+    }
+    return [{ type: 'subagent', subagent: run }];
   }
 
   private _ignoreLateFrame(frame: WireFrame): TurnChange[] {
@@ -358,7 +446,24 @@ export class TurnReducer {
   private _callQueueHead = 0;
   private _sawInterrupt = false;
   private _interruptsBySignature = new Map<string, IInterruptCard>();
+  private _activitiesById = new Map<string, IActivity>();
+  private _subagentsById = new Map<string, ISubagentRun>();
   private _reportedLateFrame = false;
+}
+
+/** Items carry a `subagent` key only when a subagent produced them. */
+function tagged(subagent: ISubagentTag | undefined): {
+  subagent?: ISubagentTag;
+} {
+  return subagent ? { subagent } : {};
+}
+
+/** Text or reasoning from another subagent starts a new block. */
+function sameSubagent(
+  a: ISubagentTag | undefined,
+  b: ISubagentTag | undefined
+): boolean {
+  return (a?.id ?? null) === (b?.id ?? null);
 }
 
 /** §4.3: message ids decide when both sides have one, else the node does. */

@@ -27,12 +27,24 @@ export type Outcome = 'complete' | 'interrupted' | 'error' | 'cancelled';
 
 export type ToolStatus = 'pending' | 'success' | 'error' | 'unknown';
 
+/**
+ * Which subagent produced an item or an activity (AG-UI `subagentRunId`).
+ * Absent when the agent itself produced it, and on every chunk-wire turn.
+ */
+export interface ISubagentTag {
+  /** The subagent run id: one per invocation, not per subagent definition. */
+  id: string;
+  /** Its name from `SUBAGENT_STARTED`, when that was seen. */
+  name: string | null;
+}
+
 export interface ITextBlock {
   readonly kind: 'text';
   readonly key: number;
   text: string;
   node: string | null;
   messageId: string | null;
+  subagent?: ISubagentTag;
 }
 
 export interface IReasoningBlock {
@@ -40,6 +52,7 @@ export interface IReasoningBlock {
   readonly key: number;
   text: string;
   node: string | null;
+  subagent?: ISubagentTag;
 }
 
 export interface IToolCard {
@@ -60,6 +73,7 @@ export interface IToolCard {
   durationMs: number | null;
   /** A result with no matching call. */
   orphan: boolean;
+  subagent?: ISubagentTag;
 }
 
 export interface IExtractionCard {
@@ -102,6 +116,31 @@ export interface IInterruptCard {
 export type TranscriptItem =
   ITextBlock | IReasoningBlock | IToolCard | IExtractionCard | IInterruptCard;
 
+/** Something the agent reports doing (AG-UI `ACTIVITY_*`), kept up to date. */
+export interface IActivity {
+  /** The activity message id; later snapshots and patches replace by it. */
+  id: string;
+  /** The producer's own kind of activity, e.g. `search` or `plan`. */
+  activityType: string;
+  /** The latest content (any JSON object). */
+  content: unknown;
+  subagent?: ISubagentTag;
+}
+
+export type SubagentStatus = 'running' | 'finished' | 'suspended' | 'error';
+
+/** One subagent invocation seen during a turn (AG-UI `SUBAGENT_*`). */
+export interface ISubagentRun {
+  id: string;
+  name: string | null;
+  description: string | null;
+  /** The subagent run that started this one, if it is nested. */
+  parentId: string | null;
+  status: SubagentStatus;
+  /** The error text (`error`) or the interrupt ids it waits on (`suspended`). */
+  message: string | null;
+}
+
 export interface ITurnError {
   message: string;
   traceback: string | null;
@@ -116,6 +155,16 @@ export interface ITurnState {
   cancelMessage: string | null;
   /** Problems noticed in the stream (bad frames, seq gaps, …): shown, never thrown. */
   diagnostics: string[];
+  /*
+   * The keys below come only from AG-UI producers; a chunk-wire turn never
+   * has them, so they stay absent until the first such frame.
+   */
+  /** The agent's shared state as of the last `STATE_SNAPSHOT`/`STATE_DELTA`. */
+  agentState?: unknown;
+  /** What the agent is doing, in first-seen order, each at its latest content. */
+  activities?: IActivity[];
+  /** The subagent runs of this turn, in start order, at their latest status. */
+  subagents?: ISubagentRun[];
 }
 
 /** What one applied frame changed, so a view can update only that. */
@@ -123,7 +172,10 @@ export type TurnChange =
   | { type: 'added'; item: TranscriptItem }
   | { type: 'updated'; item: TranscriptItem }
   | { type: 'ended'; outcome: Outcome }
-  | { type: 'diagnostic'; message: string };
+  | { type: 'diagnostic'; message: string }
+  | { type: 'state'; state: unknown }
+  | { type: 'activity'; activity: IActivity }
+  | { type: 'subagent'; subagent: ISubagentRun };
 
 /** The text the panel shows when a stream ends with no terminal frame. */
 export const STREAM_ENDED_UNEXPECTEDLY = 'stream ended unexpectedly';

@@ -1,0 +1,178 @@
+/**
+ * Test harness for the AG-UI adapter: load recorded (`.sse`) and hand-written
+ * (`.jsonl`, one event per line) streams from fixtures/agui, run them through
+ * the SSE reader, the run mapper and the reducer, and compare the turn with
+ * `fixtures/agui/expected.json` (the chunk-wire corpus format, plus
+ * `diagnostics` and `after`).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { parseEvent, type IAguiEvent } from '../agui/events';
+import { AguiThread } from '../agui/thread';
+import { AguiRunMapper } from '../agui/to-chunk-frames';
+import { readSse } from '../transport/sse';
+import { decodeFrame } from '../wire/frames';
+import { TurnReducer } from '../wire/reduce';
+import type { ITurnState } from '../wire/types';
+import {
+  comparableExpected,
+  fakeBody,
+  summarize,
+  toBytes,
+  type IExpectedTurn
+} from './wire-harness';
+
+export const AGUI_DIR = path.resolve(__dirname, '..', '..', 'fixtures', 'agui');
+
+export interface IAguiExpected extends IExpectedTurn {
+  /** Run on the same thread right after this fixture (multi-turn threads). */
+  after?: string;
+  /** The diagnostics the turn must carry, exactly (default: none). */
+  diagnostics?: string[];
+  /** The turn's final `agentState`, when the stream has state events. */
+  state?: unknown;
+  /** `[id, activityType, content]` of each activity, in order. */
+  activities?: [string, string, unknown][];
+  /** `[id, name, status, message]` of each subagent run, in order. */
+  subagents?: [string, string | null, string, string | null][];
+  /** The subagent name (or null) of each item, in order. */
+  item_subagents?: (string | null)[];
+  notes?: string;
+}
+
+export function loadExpected(): Record<string, IAguiExpected> {
+  return JSON.parse(
+    fs.readFileSync(path.join(AGUI_DIR, 'expected.json'), 'utf-8')
+  );
+}
+
+/** The fixture as SSE text: `.sse` as recorded, `.jsonl` one event per line. */
+export function fixtureSse(name: string): string {
+  const text = fs.readFileSync(path.join(AGUI_DIR, name), 'utf-8');
+  if (name.endsWith('.sse')) {
+    return text;
+  }
+  return text
+    .split('\n')
+    .filter(line => line.trim())
+    .map(line => `data: ${line}\n\n`)
+    .join('');
+}
+
+/** The `data` of every SSE event of `sse`, read as the transport reads it. */
+export async function sseData(reads: Uint8Array[]): Promise<string[]> {
+  const data: string[] = [];
+  await readSse(fakeBody(reads), item => data.push(item));
+  return data;
+}
+
+export interface IMappedTurn {
+  reducer: TurnReducer;
+  /** The chunk-wire frames the mapper produced, as JSON. */
+  frames: Record<string, unknown>[];
+  diagnostics: string[];
+}
+
+/**
+ * Map events of one run onto a thread and reduce them; the end of the list is
+ * the end of the stream.
+ */
+export function mapRun(
+  thread: AguiThread,
+  events: (IAguiEvent | string)[]
+): IMappedTurn {
+  const reducer = new TurnReducer();
+  const frames: Record<string, unknown>[] = [];
+  const diagnostics: string[] = [];
+  const mapper = new AguiRunMapper(thread, {
+    frame: frame => {
+      frames.push(frame);
+      const decoded = decodeFrame(frame);
+      if (!decoded.ok) {
+        throw new Error(
+          `the mapper produced an undecodable frame: ${decoded.reason}`
+        );
+      }
+      reducer.apply(decoded.frame);
+    },
+    diagnostic: message => {
+      diagnostics.push(message);
+      reducer.diagnostic(message);
+    }
+  });
+  for (const input of events) {
+    const parsed =
+      typeof input === 'string'
+        ? parseEvent(input)
+        : { ok: true as const, event: input };
+    if (parsed.ok) {
+      mapper.apply(parsed.event);
+    } else {
+      diagnostics.push(parsed.reason);
+      reducer.diagnostic(parsed.reason);
+    }
+  }
+  mapper.endOfStream();
+  reducer.endOfStream();
+  return { reducer, frames, diagnostics };
+}
+
+/** Run a fixture file (after its `after` chain) on a thread. */
+export async function runFixture(
+  name: string,
+  expected: Record<string, IAguiExpected>,
+  thread: AguiThread = new AguiThread(name),
+  reads?: (sse: string) => Uint8Array[]
+): Promise<IMappedTurn> {
+  const before = expected[name]?.after;
+  if (before) {
+    await runFixture(before, expected, thread, reads);
+  }
+  const sse = fixtureSse(name);
+  const data = await sseData(reads ? reads(sse) : [toBytes(sse)]);
+  return mapRun(thread, data);
+}
+
+/** The turn in `expected.json` form, AG-UI keys included when expected. */
+export function summarizeAgui(
+  state: ITurnState,
+  expected: IAguiExpected
+): Record<string, unknown> {
+  const summary = summarize(state, expected);
+  summary.diagnostics = state.diagnostics;
+  if ('state' in expected) {
+    summary.state = state.agentState;
+  }
+  if (expected.activities) {
+    summary.activities = (state.activities ?? []).map(activity => [
+      activity.id,
+      activity.activityType,
+      activity.content
+    ]);
+  }
+  if (expected.subagents) {
+    summary.subagents = (state.subagents ?? []).map(run => [
+      run.id,
+      run.name,
+      run.status,
+      run.message
+    ]);
+  }
+  if (expected.item_subagents) {
+    summary.item_subagents = state.items.map(item =>
+      'subagent' in item && item.subagent ? item.subagent.name : null
+    );
+  }
+  return summary;
+}
+
+/** The expected entry in comparable form (chain and notes dropped). */
+export function comparableAgui(
+  expected: IAguiExpected
+): Record<string, unknown> {
+  const comparable = comparableExpected(expected);
+  delete comparable.after;
+  comparable.diagnostics = expected.diagnostics ?? [];
+  return comparable;
+}

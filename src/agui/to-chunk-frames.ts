@@ -1,0 +1,709 @@
+/**
+ * The AG-UI → chunk-wire state machine of one run (docs/agui.md §9).
+ *
+ * Events go in; contract-B shaped chunk-wire frames (plain JSON, decoded by
+ * the transport like any other frame) and diagnostics come out, so one
+ * reducer renders both wires. Memory that outlives a run (ids already
+ * delivered, open interrupts, state) lives in the thread's `AguiThread`.
+ *
+ * Ordering rules of the protocol are checked as events pass; a violation is
+ * reported once as a diagnostic and the content is still delivered. After
+ * the first terminal event (`RUN_FINISHED`, `RUN_ERROR`) the run is latched:
+ * later events are dropped with a console warning and a diagnostic.
+ */
+import { normalizeInterrupt } from '../wire/interrupts';
+import { ChunkNormaliser } from './chunks';
+import {
+  contentText,
+  isObject,
+  stringField,
+  type AguiEventType,
+  type IAguiEvent,
+  type LegacyEventType
+} from './events';
+import { patched } from './patch';
+import { parseArgs, reconcileSnapshot } from './snapshot';
+import type { AguiThread, IOpenInterrupt } from './thread';
+import { ToolErrorLog } from './tool-errors';
+
+/** Where a run's frames and diagnostics go. */
+export interface IFrameOutput {
+  /** A chunk-wire frame as JSON (`{"status": …}`). */
+  frame(frame: Record<string, unknown>): void;
+  diagnostic(message: string): void;
+}
+
+/** The node core names text with before any step is known. */
+const DEFAULT_NODE = 'agent';
+export const CANCELLED_BY_USER = 'Execution cancelled by user';
+
+interface IToolCallBuffer {
+  name: string;
+  args: string;
+  subagentRunId: unknown;
+  ended: boolean;
+}
+
+interface IOpenText {
+  /** A non-assistant role: its content is not part of the answer. */
+  muted: boolean;
+}
+
+export class AguiRunMapper {
+  constructor(
+    private readonly _thread: AguiThread,
+    private readonly _out: IFrameOutput
+  ) {}
+
+  /** A terminal event was applied; later events are dropped. */
+  get terminal(): boolean {
+    return this._terminal !== null;
+  }
+
+  /** The run id from `RUN_STARTED`, once seen. */
+  get runId(): string | null {
+    return this._runId;
+  }
+
+  /**
+   * The stream is over. Tool calls still open are delivered with the
+   * arguments received so far; without a terminal event the transport's
+   * end-of-stream rule applies.
+   */
+  endOfStream(): void {
+    if (this._terminal === null) {
+      this._flushOpen('the stream ended');
+    }
+  }
+
+  /** We asked the producer to stop: its `RUN_ERROR` now means cancelled. */
+  noteCancelRequested(): void {
+    this._cancelRequested = true;
+  }
+
+  apply(event: IAguiEvent): void {
+    if (this._terminal !== null) {
+      this._dropLate(event);
+      return;
+    }
+    if (!this._started && event.type !== 'RUN_STARTED') {
+      this._problem(`the first event is ${event.type}, not RUN_STARTED`);
+      this._started = true;
+    }
+    for (const normal of this._chunks.normalise(event, message =>
+      this._problem(message)
+    )) {
+      this._dispatch(normal);
+      if (this._terminal !== null) {
+        return;
+      }
+    }
+  }
+
+  private _dispatch(event: IAguiEvent): void {
+    const type = event.type as AguiEventType | LegacyEventType;
+    switch (type) {
+      case 'RUN_STARTED':
+        return this._runStarted(event);
+      case 'RUN_FINISHED':
+        return this._runFinished(event);
+      case 'RUN_ERROR':
+        return this._runError(event);
+      case 'STEP_STARTED':
+        this._node = stringField(event, 'stepName') ?? this._node;
+        return;
+      case 'TEXT_MESSAGE_START':
+        return this._textStart(event);
+      case 'TEXT_MESSAGE_CONTENT':
+        return this._textContent(event);
+      case 'TEXT_MESSAGE_END':
+        return this._textEnd(event);
+      case 'REASONING_MESSAGE_START':
+        return this._reasoningStart(event);
+      case 'REASONING_MESSAGE_CONTENT':
+        return this._reasoningContent(event);
+      case 'REASONING_MESSAGE_END':
+        return this._reasoningEnd(event);
+      case 'THINKING_TEXT_MESSAGE_CONTENT':
+        return this._emitReasoning(event);
+      case 'TOOL_CALL_START':
+        return this._toolStart(event);
+      case 'TOOL_CALL_ARGS':
+        return this._toolArgs(event);
+      case 'TOOL_CALL_END':
+        return this._toolEnd(event);
+      case 'TOOL_CALL_RESULT':
+        return this._toolResult(event);
+      case 'CUSTOM':
+        if (event.name === 'on_interrupt') {
+          this._legacyInterrupt(event);
+        }
+        return;
+      case 'MESSAGES_SNAPSHOT':
+        return this._messagesSnapshot(event);
+      case 'STATE_SNAPSHOT':
+        return this._stateSnapshot(event);
+      case 'STATE_DELTA':
+        return this._stateDelta(event);
+      case 'ACTIVITY_SNAPSHOT':
+        return this._activitySnapshot(event);
+      case 'ACTIVITY_DELTA':
+        return this._activityDelta(event);
+      case 'SUBAGENT_STARTED':
+      case 'SUBAGENT_FINISHED':
+      case 'SUBAGENT_ERROR':
+        return this._subagent(type, event);
+      case 'RAW':
+        this._toolErrors.record(event.event);
+        return;
+      // Nothing to show: step ends, reasoning envelopes, encrypted reasoning
+      // and the 0.x thinking envelopes.
+      case 'STEP_FINISHED':
+      case 'REASONING_START':
+      case 'REASONING_END':
+      case 'REASONING_ENCRYPTED_VALUE':
+      case 'THINKING_START':
+      case 'THINKING_END':
+      case 'THINKING_TEXT_MESSAGE_START':
+      case 'THINKING_TEXT_MESSAGE_END':
+        return;
+      // Normalised away by ChunkNormaliser before they get here.
+      case 'TEXT_MESSAGE_CHUNK':
+      case 'TOOL_CALL_CHUNK':
+      case 'REASONING_MESSAGE_CHUNK':
+        return;
+      default: {
+        const message = `unknown event type ${event.type}: ignored`;
+        if (!this._reported.has(message)) {
+          console.warn(`Agent Panel: AG-UI ${message}`);
+        }
+        this._problem(message);
+      }
+    }
+  }
+
+  // -- run lifecycle -------------------------------------------------------
+
+  private _runStarted(event: IAguiEvent): void {
+    const runId = stringField(event, 'runId');
+    if (this._sawRunStarted) {
+      this._problem(
+        runId === this._runId
+          ? `duplicate RUN_STARTED for run ${runId}`
+          : `RUN_STARTED for run ${runId} while run ${this._runId} is open`
+      );
+      return;
+    }
+    this._sawRunStarted = true;
+    this._started = true;
+    this._runId = runId;
+  }
+
+  private _runFinished(event: IAguiEvent): void {
+    this._flushOpen('RUN_FINISHED');
+    const outcome = isObject(event.outcome) ? event.outcome : null;
+    if (outcome?.type === 'cancelled') {
+      this._out.frame({ status: 'cancelled', message: 'Run cancelled' });
+      return this._terminate('RUN_FINISHED', []);
+    }
+    if (outcome?.type === 'interrupt') {
+      const interrupts = Array.isArray(outcome.interrupts)
+        ? outcome.interrupts
+        : [];
+      for (const interrupt of interrupts) {
+        this._outcomeInterrupt(interrupt);
+      }
+    }
+    this._out.frame({
+      status: 'complete',
+      outcome: this._interrupts.length > 0 ? 'interrupted' : 'complete'
+    });
+    this._terminate('RUN_FINISHED', this._interrupts);
+  }
+
+  private _runError(event: IAguiEvent): void {
+    if (event.code === 'abort' || this._cancelRequested) {
+      this._out.frame({ status: 'cancelled', message: CANCELLED_BY_USER });
+    } else {
+      this._out.frame({
+        status: 'error',
+        error: stringField(event, 'message') || 'unknown error'
+      });
+    }
+    this._terminate('RUN_ERROR', []);
+  }
+
+  /** Report what is left open at `when`; deliver the open calls. */
+  private _flushOpen(when: string): void {
+    const open: string[] = [];
+    if (this._openText.size > 0) {
+      open.push(`text message(s) ${[...this._openText.keys()].join(', ')}`);
+    }
+    if (this._openReasoning.size > 0) {
+      open.push(`reasoning message(s) ${[...this._openReasoning].join(', ')}`);
+    }
+    const openCalls = [...this._calls].filter(([, call]) => !call.ended);
+    if (openCalls.length > 0) {
+      open.push(`tool call(s) ${openCalls.map(([id]) => id).join(', ')}`);
+    }
+    if (open.length > 0) {
+      this._problem(`${when} with ${open.join(' and ')} still open`);
+    }
+    for (const [id, call] of openCalls) {
+      call.ended = true;
+      this._announceCall(id, call);
+    }
+  }
+
+  private _terminate(type: string, interrupts: IOpenInterrupt[]): void {
+    this._terminal = type;
+    this._thread.openInterrupts = [...interrupts];
+  }
+
+  private _dropLate(event: IAguiEvent): void {
+    if (this._reportedLate) {
+      return;
+    }
+    this._reportedLate = true;
+    const message = `ignored ${event.type} and any later events: the run already ended with ${this._terminal}`;
+    console.warn(`Agent Panel: ${message}`);
+    this._out.diagnostic(message);
+  }
+
+  // -- text and reasoning --------------------------------------------------
+
+  private _textStart(event: IAguiEvent): void {
+    const id = this._requireId(event, 'messageId');
+    if (id === null) {
+      return;
+    }
+    if (this._openText.has(id)) {
+      this._problem(`duplicate TEXT_MESSAGE_START for message ${id}`);
+    }
+    const role = stringField(event, 'role');
+    // A message id may be reopened after its end (quirk 1): allowed.
+    this._openText.set(id, { muted: role !== null && role !== 'assistant' });
+  }
+
+  private _textContent(event: IAguiEvent): void {
+    const id = stringField(event, 'messageId');
+    const open = id === null ? undefined : this._openText.get(id);
+    if (!open) {
+      this._problem(
+        `TEXT_MESSAGE_CONTENT for message ${id} with no open TEXT_MESSAGE_START`
+      );
+    } else if (open.muted) {
+      return;
+    }
+    const delta = stringField(event, 'delta');
+    if (!delta) {
+      return;
+    }
+    if (id !== null) {
+      this._thread.deliveredMessages.add(id);
+    }
+    this._emit(
+      { status: 'streaming', chunk: delta, node: this._node, message_id: id },
+      event.subagentRunId
+    );
+  }
+
+  private _textEnd(event: IAguiEvent): void {
+    const id = stringField(event, 'messageId');
+    if (id === null || !this._openText.delete(id)) {
+      this._problem(`TEXT_MESSAGE_END for message ${id}, which is not open`);
+    }
+  }
+
+  private _reasoningStart(event: IAguiEvent): void {
+    const id = this._requireId(event, 'messageId');
+    if (id === null) {
+      return;
+    }
+    if (this._openReasoning.has(id)) {
+      this._problem(`duplicate REASONING_MESSAGE_START for message ${id}`);
+    }
+    this._openReasoning.add(id);
+  }
+
+  private _reasoningContent(event: IAguiEvent): void {
+    const id = stringField(event, 'messageId');
+    if (id === null || !this._openReasoning.has(id)) {
+      this._problem(
+        `REASONING_MESSAGE_CONTENT for message ${id} with no open REASONING_MESSAGE_START`
+      );
+    }
+    this._emitReasoning(event);
+  }
+
+  private _reasoningEnd(event: IAguiEvent): void {
+    const id = stringField(event, 'messageId');
+    if (id === null || !this._openReasoning.delete(id)) {
+      this._problem(
+        `REASONING_MESSAGE_END for message ${id}, which is not open`
+      );
+    }
+  }
+
+  private _emitReasoning(event: IAguiEvent): void {
+    const delta = stringField(event, 'delta');
+    if (delta) {
+      this._emit(
+        { status: 'streaming', reasoning: delta, node: this._node },
+        event.subagentRunId
+      );
+    }
+  }
+
+  // -- tool calls ----------------------------------------------------------
+
+  private _toolStart(event: IAguiEvent): void {
+    const id = this._requireId(event, 'toolCallId');
+    if (id === null) {
+      return;
+    }
+    if (this._calls.get(id)?.ended === false) {
+      this._problem(`duplicate TOOL_CALL_START for tool call ${id}`);
+    }
+    const name = stringField(event, 'toolCallName') || 'tool';
+    this._thread.callNames.set(id, name);
+    this._calls.set(id, {
+      name,
+      args: '',
+      subagentRunId: event.subagentRunId,
+      ended: false
+    });
+  }
+
+  private _toolArgs(event: IAguiEvent): void {
+    const id = this._requireId(event, 'toolCallId');
+    if (id === null) {
+      return;
+    }
+    let call = this._calls.get(id);
+    if (!call || call.ended) {
+      this._problem(`TOOL_CALL_ARGS for tool call ${id}, which is not open`);
+    }
+    if (!call) {
+      // Keep the arguments; TOOL_CALL_END (if it comes) shows them.
+      call = {
+        name: this._thread.callNames.get(id) ?? 'tool',
+        args: '',
+        subagentRunId: event.subagentRunId,
+        ended: false
+      };
+      this._calls.set(id, call);
+    }
+    call.args += stringField(event, 'delta') ?? '';
+  }
+
+  private _toolEnd(event: IAguiEvent): void {
+    const id = this._requireId(event, 'toolCallId');
+    if (id === null) {
+      return;
+    }
+    const call = this._calls.get(id);
+    if (!call || call.ended) {
+      this._problem(`TOOL_CALL_END for tool call ${id}, which is not open`);
+      return;
+    }
+    call.ended = true;
+    this._announceCall(id, call);
+  }
+
+  /** Arguments are parsed only here, once complete (§9). */
+  private _announceCall(id: string, call: IToolCallBuffer): void {
+    const thread = this._thread;
+    thread.deliveredCalls.add(id);
+    if (call.args) {
+      thread.argsPending.delete(id);
+    } else {
+      // No argument text (quirk 3): `{}` now, the snapshot may backfill.
+      thread.argsPending.add(id);
+    }
+    this._emit(
+      {
+        status: 'streaming',
+        tool_calls: [{ name: call.name, args: parseArgs(call.args), id }]
+      },
+      call.subagentRunId
+    );
+  }
+
+  private _toolResult(event: IAguiEvent): void {
+    const callId = stringField(event, 'toolCallId');
+    if (callId === null) {
+      this._problem('TOOL_CALL_RESULT without a toolCallId');
+    }
+    const call = callId === null ? undefined : this._calls.get(callId);
+    if (call && !call.ended && callId !== null) {
+      this._problem(
+        `TOOL_CALL_RESULT for tool call ${callId} before its TOOL_CALL_END`
+      );
+      this._announceCall(callId, call);
+    } else if (
+      callId !== null &&
+      !call &&
+      !this._thread.callNames.has(callId)
+    ) {
+      this._problem(`TOOL_CALL_RESULT for unknown tool call ${callId}`);
+    }
+    const name =
+      call?.name ??
+      (callId === null ? undefined : this._thread.callNames.get(callId)) ??
+      'tool';
+    const failed = this._toolErrors.take(callId, name);
+    for (const id of [callId, stringField(event, 'messageId')]) {
+      if (id !== null) {
+        this._thread.deliveredResults.add(id);
+      }
+    }
+    this._emit(
+      {
+        status: 'streaming',
+        tool_result: contentText(event.content),
+        id: callId,
+        name,
+        tool_status: failed ? 'error' : 'success',
+        duration_ms: null
+      },
+      event.subagentRunId
+    );
+  }
+
+  // -- interrupts ----------------------------------------------------------
+
+  /** `CUSTOM on_interrupt`: the value is a JSON string, or a plain string. */
+  private _legacyInterrupt(event: IAguiEvent): void {
+    let value = event.value;
+    if (typeof value === 'string') {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        // A bare-string interrupt: the string is the question.
+      }
+    }
+    const id = isObject(event.rawEvent)
+      ? stringField(event.rawEvent, 'id')
+      : null;
+    this._emitInterrupt(value, id, 'legacy');
+  }
+
+  /** An `Interrupt` of `RUN_FINISHED.outcome` (AG-UI 1.0). */
+  private _outcomeInterrupt(interrupt: unknown): void {
+    if (!isObject(interrupt) || typeof interrupt.id !== 'string') {
+      this._problem('an outcome interrupt without a string "id": ignored');
+      return;
+    }
+    const metadata = isObject(interrupt.metadata) ? interrupt.metadata : {};
+    const langgraph = isObject(metadata.langgraph) ? metadata.langgraph : {};
+    let value = langgraph.raw;
+    if (value === undefined) {
+      const callId = stringField(interrupt, 'toolCallId');
+      const call = callId === null ? undefined : this._calls.get(callId);
+      value = {
+        action_requests: [
+          {
+            name:
+              (callId === null
+                ? undefined
+                : this._thread.callNames.get(callId)) ??
+              stringField(interrupt, 'reason'),
+            args: call ? parseArgs(call.args) : {},
+            description:
+              stringField(interrupt, 'message') ??
+              stringField(interrupt, 'reason')
+          }
+        ]
+      };
+    }
+    this._emitInterrupt(value, interrupt.id, 'outcome');
+  }
+
+  private _emitInterrupt(
+    value: unknown,
+    id: string | null,
+    via: 'legacy' | 'outcome'
+  ): void {
+    // Both signals may announce one interrupt: show it once (§5.2).
+    if (id !== null && this._interrupts.some(known => known.id === id)) {
+      return;
+    }
+    const interrupt = normalizeInterrupt(value);
+    this._interrupts.push({
+      id,
+      rows: Math.max(1, interrupt.action_requests.length)
+    });
+    this._out.frame({
+      status: 'interrupt',
+      interrupt,
+      ...(id === null ? {} : { interrupt_ids: [id] }),
+      via
+    });
+  }
+
+  // -- snapshots, state, activities, subagents ----------------------------
+
+  private _messagesSnapshot(event: IAguiEvent): void {
+    reconcileSnapshot(event.messages, {
+      thread: this._thread,
+      node: this._node,
+      emit: (frame, subagentRunId) => this._emit(frame, subagentRunId),
+      problem: message => this._problem(message),
+      toolFailed: (callId, name) => this._toolErrors.take(callId, name)
+    });
+  }
+
+  private _stateSnapshot(event: IAguiEvent): void {
+    if (!('snapshot' in event)) {
+      this._problem('STATE_SNAPSHOT without a "snapshot": ignored');
+      return;
+    }
+    this._setState(event.snapshot);
+    if (isObject(event.snapshot)) {
+      this._toolErrors.recordStateMessages(event.snapshot.messages);
+    }
+  }
+
+  private _stateDelta(event: IAguiEvent): void {
+    const result = patched(this._thread.state, event.delta);
+    if (result.ok) {
+      this._setState(result.value);
+    } else {
+      this._problem(
+        `STATE_DELTA not applied (${result.reason}); the state is kept as it was`
+      );
+    }
+  }
+
+  private _setState(state: unknown): void {
+    this._thread.state = state;
+    this._out.frame({ status: 'state', state });
+  }
+
+  private _activitySnapshot(event: IAguiEvent): void {
+    const id = this._requireId(event, 'messageId');
+    const type = stringField(event, 'activityType');
+    if (id === null || type === null) {
+      return this._problem('ACTIVITY_SNAPSHOT without an activityType');
+    }
+    const known = this._thread.activities.get(id);
+    // `replace: false` asks to keep existing content (only deltas change it).
+    if (known && event.replace === false) {
+      return;
+    }
+    this._setActivity(id, type, event.content ?? {}, event);
+  }
+
+  private _activityDelta(event: IAguiEvent): void {
+    const id = this._requireId(event, 'messageId');
+    if (id === null) {
+      return;
+    }
+    const known = this._thread.activities.get(id);
+    if (!known) {
+      return this._problem(`ACTIVITY_DELTA for unknown activity ${id}`);
+    }
+    const result = patched(known.content, event.patch);
+    if (!result.ok) {
+      return this._problem(
+        `ACTIVITY_DELTA for activity ${id} not applied (${result.reason})`
+      );
+    }
+    const type = stringField(event, 'activityType') ?? known.type;
+    this._setActivity(id, type, result.value, event);
+  }
+
+  private _setActivity(
+    id: string,
+    type: string,
+    content: unknown,
+    event: IAguiEvent
+  ): void {
+    this._thread.activities.set(id, { type, content });
+    this._emit(
+      { status: 'activity', id, activity_type: type, content },
+      event.subagentRunId
+    );
+  }
+
+  private _subagent(
+    type: 'SUBAGENT_STARTED' | 'SUBAGENT_FINISHED' | 'SUBAGENT_ERROR',
+    event: IAguiEvent
+  ): void {
+    const id = this._requireId(event, 'subagentRunId');
+    if (id === null) {
+      return;
+    }
+    const names = this._thread.subagentNames;
+    const name = stringField(event, 'name');
+    if (type === 'SUBAGENT_STARTED') {
+      names.set(id, name ?? id);
+    } else if (!names.has(id)) {
+      this._problem(`${type} for subagent run ${id}, which never started`);
+    }
+    const frame: Record<string, unknown> = {
+      status: 'subagent',
+      id,
+      name: names.get(id) ?? null,
+      description: stringField(event, 'description'),
+      parent_id: stringField(event, 'parentSubagentRunId'),
+      subagent_status: 'running',
+      message: null
+    };
+    if (type === 'SUBAGENT_ERROR') {
+      const message = stringField(event, 'message') || 'unknown error';
+      frame.subagent_status = 'error';
+      frame.message = message;
+      this._problem(`subagent ${names.get(id) ?? id} failed: ${message}`);
+    } else if (type === 'SUBAGENT_FINISHED') {
+      const outcome = isObject(event.outcome) ? event.outcome : {};
+      const waiting = Array.isArray(outcome.interruptIds)
+        ? outcome.interruptIds.filter(item => typeof item === 'string')
+        : [];
+      frame.subagent_status =
+        outcome.type === 'suspended' ? 'suspended' : 'finished';
+      frame.message = waiting.length > 0 ? waiting.join(', ') : null;
+    }
+    this._out.frame(frame);
+  }
+
+  // -- helpers -------------------------------------------------------------
+
+  /** Emit a frame, tagged with the subagent the event came from. */
+  private _emit(frame: Record<string, unknown>, subagentRunId: unknown): void {
+    const subagent = this._thread.subagentTag(subagentRunId);
+    this._out.frame(subagent ? { ...frame, subagent } : frame);
+  }
+
+  private _requireId(event: IAguiEvent, key: string): string | null {
+    const id = stringField(event, key);
+    if (id === null) {
+      this._problem(`${event.type} without a string "${key}": ignored`);
+    }
+    return id;
+  }
+
+  /** A diagnostic, reported once per run however often it recurs. */
+  private _problem(message: string): void {
+    if (!this._reported.has(message)) {
+      this._reported.add(message);
+      this._out.diagnostic(message);
+    }
+  }
+
+  private readonly _chunks = new ChunkNormaliser();
+  private readonly _toolErrors = new ToolErrorLog();
+  private readonly _calls = new Map<string, IToolCallBuffer>();
+  private readonly _openText = new Map<string, IOpenText>();
+  private readonly _openReasoning = new Set<string>();
+  private readonly _interrupts: IOpenInterrupt[] = [];
+  private readonly _reported = new Set<string>();
+  private _node = DEFAULT_NODE;
+  private _runId: string | null = null;
+  private _started = false;
+  private _sawRunStarted = false;
+  private _terminal: string | null = null;
+  private _reportedLate = false;
+  private _cancelRequested = false;
+}

@@ -1,0 +1,41 @@
+import type {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { IAgentPanel } from '../tokens';
+
+/**
+ * AG-UI endpoints (`transport: "agui"`): HTTP + server-sent events for an
+ * `http(s)://` URL or a relative path, a chanx websocket for `ws(s)://`.
+ */
+export const aguiPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyterlab-agent-panel:agui',
+  description: 'Lets the agent panel talk to AG-UI endpoints.',
+  autoStart: true,
+  requires: [IAgentPanel],
+  activate: (app: JupyterFrontEnd, panel: IAgentPanel): void => {
+    // Loaded off the start-up path: the panel picks the transport up
+    // whenever it is registered.
+    Promise.all([
+      import('../transport/agui-http'),
+      import('../transport/agui-ws')
+    ])
+      .then(([http, ws]) => {
+        const overHttp = http.aguiHttpTransportFactory(
+          app.serviceManager.serverSettings
+        );
+        const overWebSocket = ws.aguiWsTransportFactory();
+        panel.registerTransport('agui', endpoint =>
+          ws.isWebSocketUrl(endpoint.url)
+            ? overWebSocket(endpoint)
+            : overHttp(endpoint)
+        );
+      })
+      .catch(reason => {
+        console.error(
+          'Agent Panel: could not load the AG-UI transport.',
+          reason
+        );
+      });
+  }
+};

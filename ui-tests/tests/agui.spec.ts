@@ -1,0 +1,236 @@
+/**
+ * The panel against real AG-UI endpoints, started by this file on 127.0.0.1:
+ * `langstage-agui --demo=tools --cors` (HTTP + SSE) and the chanx websocket
+ * test server (scripts/agui_ws_server.py) driving the same demo agent, plus a
+ * slow graph behind each for Stop.
+ */
+import { ChildProcess, execFileSync, spawn } from 'child_process';
+import * as path from 'path';
+
+import { expect, galata, test } from '@jupyterlab/galata';
+import type { Locator } from '@playwright/test';
+import {
+  lastTurn,
+  openPanel,
+  PLUGIN_ID,
+  send,
+  waitIdle
+} from './review-panel-helpers';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const GRAPHS = path.join(ROOT, 'ui-tests', 'graphs');
+const SLOW_GRAPH = `${path.join(GRAPHS, 'slow.py')}:graph`;
+const PYTHON = process.env.PYTHON ?? 'python';
+
+/** Four free loopback ports, found before the settings are declared. */
+const [HTTP_DEMO, HTTP_SLOW, WS_DEMO, WS_SLOW] = JSON.parse(
+  execFileSync(PYTHON, [
+    '-c',
+    [
+      'import json, socket',
+      'socks = [socket.socket() for _ in range(4)]',
+      '[s.bind(("127.0.0.1", 0)) for s in socks]',
+      'print(json.dumps([s.getsockname()[1] for s in socks]))'
+    ].join('\n')
+  ]).toString()
+) as number[];
+
+const ENDPOINTS = {
+  'AG-UI demo': `http://127.0.0.1:${HTTP_DEMO}/`,
+  'AG-UI slow': `http://127.0.0.1:${HTTP_SLOW}/`,
+  'AG-UI socket': `ws://127.0.0.1:${WS_DEMO}/ws/agent`,
+  'AG-UI socket slow': `ws://127.0.0.1:${WS_SLOW}/ws/agent`
+};
+
+function useEndpoint(name: keyof typeof ENDPOINTS): void {
+  test.use({
+    mockSettings: {
+      ...galata.DEFAULT_SETTINGS,
+      [PLUGIN_ID]: {
+        endpoints: Object.entries(ENDPOINTS).map(([endpoint, url]) => ({
+          name: endpoint,
+          transport: 'agui',
+          url
+        })),
+        defaultEndpoint: name
+      }
+    }
+  });
+}
+
+const servers: ChildProcess[] = [];
+
+function start(command: string, args: string[]): void {
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PYTHONPATH: [GRAPHS, process.env.PYTHONPATH].filter(Boolean).join(':')
+    },
+    stdio: ['ignore', 'ignore', 'inherit']
+  });
+  servers.push(child);
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 240; attempt++) {
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise(resolve => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+test.beforeAll(async () => {
+  test.setTimeout(120000);
+  const agui = (port: number, ...agent: string[]) =>
+    start('langstage-agui', [
+      ...agent,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      // Bare --cors allows loopback origins: the lab's is one.
+      '--cors'
+    ]);
+  const chanx = (port: number, ...agent: string[]) =>
+    start(PYTHON, [
+      path.join(ROOT, 'scripts', 'agui_ws_server.py'),
+      '--port',
+      String(port),
+      ...agent
+    ]);
+  agui(HTTP_DEMO, '--demo=tools');
+  agui(HTTP_SLOW, '--agent', SLOW_GRAPH);
+  chanx(WS_DEMO);
+  chanx(WS_SLOW, '--agent', SLOW_GRAPH);
+  await Promise.all([
+    waitFor(ENDPOINTS['AG-UI demo']),
+    waitFor(ENDPOINTS['AG-UI slow']),
+    waitFor(`http://127.0.0.1:${WS_DEMO}/health`),
+    waitFor(`http://127.0.0.1:${WS_SLOW}/health`)
+  ]);
+});
+
+test.afterAll(() => {
+  for (const server of servers) {
+    server.kill();
+  }
+});
+
+/** The four demo paths, the same over either transport. */
+async function demoConversation(panel: Locator): Promise<void> {
+  await send(panel, 'hello');
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toContainText(
+    '(demo agent) You said: hello'
+  );
+  await waitIdle(panel);
+
+  await send(panel, 'think about it');
+  const thought = lastTurn(panel);
+  await expect(thought.locator('.jp-AgentPanel-text')).toContainText(
+    'Done reasoning'
+  );
+  await waitIdle(panel);
+  const reasoning = thought.locator('details.jp-AgentPanel-reasoning');
+  await reasoning.locator('summary').click();
+  await expect(reasoning).toContainText(
+    'Let me reason about this step by step.'
+  );
+
+  await send(panel, 'use a tool');
+  const used = lastTurn(panel);
+  await expect(used.locator('.jp-AgentPanel-text')).toContainText(
+    'That completes the tool_start -> tool_end -> extraction flow.'
+  );
+  const tool = used.locator('.jp-AgentPanel-tool');
+  await expect(tool).toHaveCount(1);
+  await expect(tool.locator('.jp-AgentPanel-toolName')).toHaveText(
+    'demo_lookup'
+  );
+  await expect(tool.locator('.jp-AgentPanel-toolStatus')).toHaveText(
+    'Succeeded'
+  );
+  await expect(tool.locator('.jp-AgentPanel-toolArgs')).toContainText(
+    '"query": "use a tool"'
+  );
+  await expect(tool).toContainText('"answer": "42"');
+  await waitIdle(panel);
+
+  await send(panel, 'ask me a question');
+  const review = panel.locator('.jp-AgentPanel-review').last();
+  await expect(review).toContainText('ask_user');
+  await expect(review.locator('[data-verb]')).toHaveText([
+    'Respond',
+    'Approve'
+  ]);
+  await review.locator('[data-verb="respond"]').click();
+  await review.locator('textarea').fill('Ada');
+  await review.locator('.jp-AgentPanel-confirm').click();
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toContainText(
+    "Resumed. Your decision was: {'decisions': [{'type': 'respond', 'message': 'Ada'}]}."
+  );
+  await waitIdle(panel);
+  await expect(panel.locator('.jp-AgentPanel-input')).toBeEnabled();
+}
+
+/** Stop a slow run: the partial answer stays and nothing more arrives. */
+async function stopMidRun(panel: Locator, wait: (ms: number) => Promise<void>) {
+  await send(panel, 'count');
+  const text = lastTurn(panel).locator('.jp-AgentPanel-text');
+  await expect(text).toContainText('tick3');
+  await panel.locator('.jp-AgentPanel-stop').click();
+  await expect(
+    lastTurn(panel).locator('.jp-AgentPanel-cancelled')
+  ).toBeVisible();
+  await waitIdle(panel);
+  const stoppedAt = await text.textContent();
+  await wait(1500);
+  expect(await text.textContent()).toBe(stoppedAt);
+  expect(stoppedAt).not.toContain('tick120');
+}
+
+test.describe('AG-UI over HTTP (langstage-agui --demo=tools)', () => {
+  useEndpoint('AG-UI demo');
+
+  test('hello, reasoning, a tool, and a review answered with Respond', async ({
+    page
+  }) => {
+    const panel = await openPanel(page);
+    await expect(panel.locator('.jp-AgentPanel-health')).toContainText('Ready');
+    await demoConversation(panel);
+  });
+});
+
+test.describe('AG-UI over HTTP, slow graph', () => {
+  useEndpoint('AG-UI slow');
+
+  test('Stop ends the run as cancelled', async ({ page }) => {
+    await stopMidRun(await openPanel(page), ms => page.waitForTimeout(ms));
+  });
+});
+
+test.describe('AG-UI over a chanx websocket', () => {
+  useEndpoint('AG-UI socket');
+
+  test('hello, reasoning, a tool, and a review answered with Respond', async ({
+    page
+  }) => {
+    await demoConversation(await openPanel(page));
+  });
+});
+
+test.describe('AG-UI over a chanx websocket, slow graph', () => {
+  useEndpoint('AG-UI socket slow');
+
+  test('Stop sends ag_ui_cancel and ends the run as cancelled', async ({
+    page
+  }) => {
+    await stopMidRun(await openPanel(page), ms => page.waitForTimeout(ms));
+  });
+});
