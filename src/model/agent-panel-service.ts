@@ -9,6 +9,7 @@ import {
 import type { IAgentPanel, IItemAction, TransportFactory } from '../tokens';
 import type { IAgentTransport } from '../transport/types';
 import type { ChatModel, ChatStatus } from './chat-model';
+import { HealthMonitor } from './health-monitor';
 
 /**
  * Connects the chat model to the transport its endpoint needs, and keeps
@@ -41,6 +42,11 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   /** The endpoint, its transport or its problem changed. */
   get connectionChanged(): ISignal<this, void> {
     return this._connectionChanged;
+  }
+
+  /** The health of the current endpoint; polled once `health.start()` runs. */
+  get health(): HealthMonitor {
+    return this._health;
   }
 
   get itemActions(): readonly IItemAction[] {
@@ -85,6 +91,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
       return;
     }
     this._isDisposed = true;
+    this._health.dispose();
     this.model.transport?.dispose();
     this.model.transport = null;
     this._retiring.forEach(transport => transport.dispose());
@@ -114,10 +121,17 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
         }`;
       }
     }
+    const transport = this.model.transport;
+    this._health.setTarget(
+      transport ? () => transport.checkHealth() : null,
+      this._problem
+    );
     this._connectionChanged.emit();
   }
 
+  /** E.g. the comm now follows another notebook: its kernel may differ. */
   private _onLabelChanged(): void {
+    this._health.refresh();
     this._connectionChanged.emit();
   }
 
@@ -145,6 +159,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   private _problem: string | null = null;
   private _isDisposed = false;
   private _itemActions: IItemAction[] = [];
+  private readonly _health = new HealthMonitor();
   private readonly _factories = new Map<TransportKind, TransportFactory>();
   private readonly _retiring = new Set<IAgentTransport>();
   private readonly _settingsChanged = new Signal<this, IPanelSettings>(this);

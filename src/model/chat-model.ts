@@ -1,3 +1,7 @@
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -33,6 +37,8 @@ export interface ITurnEntry {
   readonly state: ITurnState;
   readonly startedAt: number;
   endedAt: number | null;
+  /** The page was reloaded while this turn streamed; it was ended locally. */
+  interruptedByReload?: boolean;
 }
 
 export type ChatEntry = IUserEntry | ITurnEntry;
@@ -45,13 +51,23 @@ export interface ITurnUpdate {
   readonly changes: readonly TurnChange[];
 }
 
+/** A conversation to show again, e.g. after a page reload. */
+export interface IChatRestore {
+  threadId: string;
+  entries: ChatEntry[];
+}
+
 /**
  * The conversation: its entries, the running turn and the review that may be
  * pending. Views read it through signals; transports feed it frames.
  */
 export class ChatModel implements IDisposable {
-  constructor(threadId: string = UUID.uuid4()) {
+  constructor(
+    threadId: string = UUID.uuid4(),
+    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+  ) {
     this._threadId = threadId;
+    this._trans = trans;
   }
 
   get threadId(): string {
@@ -90,8 +106,14 @@ export class ChatModel implements IDisposable {
     return this._statusChanged;
   }
 
+  /** The conversation was emptied or replaced; views rebuild from `entries`. */
   get cleared(): ISignal<this, void> {
     return this._cleared;
+  }
+
+  /** The turn entry that is streaming, if any. */
+  get runningTurn(): ITurnEntry | null {
+    return this._running?.entry ?? null;
   }
 
   /** The interrupt cards a resume must answer, when a review is pending. */
@@ -118,7 +140,7 @@ export class ChatModel implements IDisposable {
   send(text: string, context?: ITurnContext): void {
     this._assertCanStart();
     if (!text.trim()) {
-      throw new Error('The message is empty.');
+      throw new Error(this._trans.__('The message is empty.'));
     }
     this._add({
       kind: 'user',
@@ -135,12 +157,17 @@ export class ChatModel implements IDisposable {
     });
   }
 
-  /** Answer the pending review: one decision per action row, in order. */
+  /**
+   * Answer the pending review: one decision per action row, in order. The
+   * resume is sent once: a second call (a double click) finds the turn
+   * running and is refused, and nothing is marked answered unless it is sent.
+   */
   answer(decisions: Decision[]): void {
     const cards = this.pendingInterrupts;
     if (this._status !== 'awaiting-decision' || cards.length === 0) {
-      throw new Error('There is no pending review to answer.');
+      throw new Error(this._trans.__('There is no pending review to answer.'));
     }
+    this._assertTransport();
     const envelope = buildResume(cards, decisions);
     let offset = 0;
     for (const card of cards) {
@@ -174,7 +201,7 @@ export class ChatModel implements IDisposable {
       .reverse()
       .find((entry): entry is IUserEntry => entry.kind === 'user');
     if (!lastUser) {
-      throw new Error('There is no message to retry.');
+      throw new Error(this._trans.__('There is no message to retry.'));
     }
     this.send(lastUser.text, lastUser.context ?? undefined);
   }
@@ -188,6 +215,35 @@ export class ChatModel implements IDisposable {
     this._setStatus('idle');
   }
 
+  /**
+   * Show a saved conversation instead of this one (only while nothing runs).
+   * A turn that was still streaming when it was saved cannot be resumed: it
+   * ends here as cancelled and is marked `interruptedByReload`.
+   */
+  restore({ threadId, entries }: IChatRestore): void {
+    if (this._running) {
+      throw new Error(
+        this._trans.__(
+          'A turn is running; the saved conversation was not restored.'
+        )
+      );
+    }
+    const now = Date.now();
+    for (const entry of entries) {
+      if (entry.kind === 'turn' && entry.state.outcome === null) {
+        entry.state.outcome = 'cancelled';
+        entry.endedAt = entry.endedAt ?? now;
+        entry.interruptedByReload = true;
+      }
+    }
+    this._entries = [...entries];
+    this._threadId = threadId;
+    this._cleared.emit();
+    this._setStatus(
+      this.pendingInterrupts.length > 0 ? 'awaiting-decision' : 'idle'
+    );
+  }
+
   dispose(): void {
     if (this._isDisposed) {
       return;
@@ -197,11 +253,15 @@ export class ChatModel implements IDisposable {
     Signal.clearData(this);
   }
 
-  private _startTurn(request: TurnRequest): void {
-    const transport = this._transport;
-    if (!transport) {
-      throw new Error('No agent endpoint is configured.');
+  private _assertTransport(): IAgentTransport {
+    if (!this._transport) {
+      throw new Error(this._trans.__('No agent endpoint is configured.'));
     }
+    return this._transport;
+  }
+
+  private _startTurn(request: TurnRequest): void {
+    const transport = this._assertTransport();
     const reducer = new TurnReducer();
     const entry: ITurnEntry = {
       kind: 'turn',
@@ -246,7 +306,9 @@ export class ChatModel implements IDisposable {
     const { reducer } = running;
     const changes =
       running.stopRequested && !failure && reducer.state.outcome === null
-        ? reducer.cancelLocally('Stopped before the agent confirmed.')
+        ? reducer.cancelLocally(
+            this._trans.__('Stopped before the agent confirmed.')
+          )
         : reducer.endOfStream(failure);
     this._applyTo(running, changes);
     this._finish(running);
@@ -265,11 +327,15 @@ export class ChatModel implements IDisposable {
 
   private _assertCanStart(): void {
     if (this._status === 'running') {
-      throw new Error('The agent is still answering; wait or press Stop.');
+      throw new Error(
+        this._trans.__('The agent is still answering; wait or press Stop.')
+      );
     }
     if (this._status === 'awaiting-decision') {
       throw new Error(
-        'The agent is waiting for your review; answer it before sending a new message.'
+        this._trans.__(
+          'The agent is waiting for your review; answer it before sending a new message.'
+        )
       );
     }
   }
@@ -303,6 +369,7 @@ export class ChatModel implements IDisposable {
   }
 
   private _threadId: string;
+  private readonly _trans: TranslationBundle;
   private _entries: ChatEntry[] = [];
   private _status: ChatStatus = 'idle';
   private _transport: IAgentTransport | null = null;

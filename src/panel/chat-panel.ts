@@ -2,13 +2,17 @@ import { Notification } from '@jupyterlab/apputils';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { SidePanel, ToolbarButton } from '@jupyterlab/ui-components';
-import { Panel, Widget } from '@lumino/widgets';
 import type { CommandRegistry } from '@lumino/commands';
+import { Panel, Widget } from '@lumino/widgets';
 import type { AgentPanelService } from '../model/agent-panel-service';
-import type { ChatModel, ChatStatus } from '../model/chat-model';
+import type { ChatModel } from '../model/chat-model';
+import type { AutoScroller } from './autoscroll';
 import { agentIcon } from '../icons';
+import { TurnAnnouncer } from './announcer';
 import { Composer } from './composer';
+import { HealthIndicator } from './health-indicator';
 import { TranscriptView } from './transcript';
+import { WorkingIndicator } from './working-indicator';
 
 export interface IChatPanelOptions {
   service: AgentPanelService;
@@ -17,22 +21,27 @@ export interface IChatPanelOptions {
   commands: CommandRegistry;
 }
 
-/** The side panel: toolbar, transcript and composer around one chat model. */
+/**
+ * The side panel: toolbar (endpoint, health, new conversation), the
+ * transcript with "Jump to latest", the working indicator and the composer,
+ * around one chat model. Views emit intents; the model acts on them.
+ */
 export class ChatPanel extends SidePanel {
   constructor({ service, rendermime, trans, commands }: IChatPanelOptions) {
     super({ content: new Panel() });
     const model = service.model;
     this._service = service;
+    this._model = model;
+    this._bundle = trans;
     this.id = 'jp-agent-panel';
     this.addClass('jp-AgentPanel');
     this.title.icon = agentIcon;
     this.title.caption = trans.__('Agent');
-    this._model = model;
-    this._bundle = trans;
 
     this._endpointLabel = new Widget({ node: document.createElement('span') });
     this._endpointLabel.addClass('jp-AgentPanel-endpoint');
     this.toolbar.addItem('endpoint', this._endpointLabel);
+    this.toolbar.addItem('health', new HealthIndicator(service.health, trans));
     this.toolbar.addItem(
       'new-conversation',
       new ToolbarButton({
@@ -48,25 +57,61 @@ export class ChatPanel extends SidePanel {
       trans,
       commands,
       itemActions: () => service.itemActions,
+      settings: () => service.settings,
       onDecisions: decisions => this._run(() => model.answer(decisions)),
       onRetry: () => this._run(() => model.retry())
     });
+    this._jump = this._jumpButton(this._transcript.scroller);
+    const transcriptArea = new Panel();
+    transcriptArea.addClass('jp-AgentPanel-transcriptArea');
+    transcriptArea.addWidget(this._transcript);
+    transcriptArea.addWidget(this._jump);
+
     this._composer = new Composer(trans);
     this._composer.sendRequested.connect(this._onSend, this);
-    this._composer.stopRequested.connect(() => model.stop(), this);
-    model.statusChanged.connect(this._onStatus, this);
-    service.connectionChanged.connect(this._onConnection, this);
-    service.settingsChanged.connect(this._onConnection, this);
+    this._composer.stopRequested.connect(this._onStop, this);
+    this._announcer = new TurnAnnouncer(model, trans);
 
     this.content.addClass('jp-AgentPanel-content');
-    this.content.addWidget(this._transcript);
+    this.content.addWidget(transcriptArea);
+    this.content.addWidget(new WorkingIndicator(model, trans));
     this.content.addWidget(this._composer);
-    this._onStatus(model, model.status);
+    this.content.addWidget(new Widget({ node: this._announcer.node }));
+
+    model.statusChanged.connect(this._updateComposer, this);
+    service.connectionChanged.connect(this._onConnection, this);
+    service.settingsChanged.connect(this._onConnection, this);
     this._onConnection();
   }
 
   get composer(): Composer {
     return this._composer;
+  }
+
+  get transcript(): TranscriptView {
+    return this._transcript;
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._model.statusChanged.disconnect(this._updateComposer, this);
+    this._service.connectionChanged.disconnect(this._onConnection, this);
+    this._service.settingsChanged.disconnect(this._onConnection, this);
+    this._transcript.scroller.followingChanged.disconnect(
+      this._onFollowing,
+      this
+    );
+    this._jump.node.removeEventListener('click', this);
+    this._announcer.dispose();
+    super.dispose();
+  }
+
+  handleEvent(event: Event): void {
+    if (event.type === 'click' && event.currentTarget === this._jump.node) {
+      this._transcript.scroller.jumpToLatest();
+    }
   }
 
   /** Show which endpoint the panel talks to, or why it cannot. */
@@ -78,23 +123,50 @@ export class ChatPanel extends SidePanel {
     this._endpointLabel.node.title = text;
     this._endpointLabel.toggleClass('jp-mod-error', problem !== null);
     this._composer.sendKey = settings.sendKey;
+    this._updateComposer();
+  }
+
+  /** Why the composer is locked, if it is. */
+  private _updateComposer(): void {
+    const status = this._model.status;
+    const problem = this._service.problem;
+    this._composer.setRunning(status === 'running');
+    this._composer.setLocked(
+      status === 'awaiting-decision'
+        ? this._bundle.__(
+            'The agent paused for your review: answer it above to continue. (Messages sent now would be ignored by the agent.)'
+          )
+        : problem !== null && status === 'idle'
+          ? this._bundle.__('No agent to talk to: %1', problem)
+          : null
+    );
   }
 
   private _onSend(_: Composer, text: string): void {
     if (this._run(() => this._model.send(text))) {
       this._composer.clear();
+      this._transcript.scroller.jumpToLatest();
     }
   }
 
-  private _onStatus(_: ChatModel, status: ChatStatus): void {
-    this._composer.setRunning(status === 'running');
-    this._composer.setLocked(
-      status === 'awaiting-decision'
-        ? this._bundle.__(
-            'The agent paused for your review: answer it above to continue.'
-          )
-        : null
-    );
+  private _onStop(): void {
+    this._model.stop();
+  }
+
+  private _jumpButton(scroller: AutoScroller): Widget {
+    const node = document.createElement('button');
+    node.type = 'button';
+    node.className = 'jp-Button jp-mod-styled jp-AgentPanel-jump';
+    node.textContent = this._bundle.__('Jump to latest ↓');
+    const widget = new Widget({ node });
+    widget.hide();
+    node.addEventListener('click', this);
+    scroller.followingChanged.connect(this._onFollowing, this);
+    return widget;
+  }
+
+  private _onFollowing(_: AutoScroller, following: boolean): void {
+    this._jump.setHidden(following);
   }
 
   /** Run a model action; a refusal is shown to the user, not thrown. */
@@ -116,5 +188,7 @@ export class ChatPanel extends SidePanel {
   private readonly _bundle: TranslationBundle;
   private readonly _endpointLabel: Widget;
   private readonly _transcript: TranscriptView;
+  private readonly _jump: Widget;
   private readonly _composer: Composer;
+  private readonly _announcer: TurnAnnouncer;
 }

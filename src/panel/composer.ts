@@ -21,6 +21,7 @@ export class Composer extends Widget {
     this._notice.setAttribute('role', 'status');
     this._send = button(trans.__('Send'), 'jp-AgentPanel-send');
     this._stop = button(trans.__('Stop'), 'jp-AgentPanel-stop');
+    this._stop.title = trans.__('Stop the agent (Escape)');
     this._stop.hidden = true;
     const actions = document.createElement('div');
     actions.className = 'jp-AgentPanel-composerActions';
@@ -50,7 +51,9 @@ export class Composer extends Widget {
     this._notice.hidden = reason === null;
   }
 
+  /** While a turn runs, Stop replaces Send (Escape also stops). */
   setRunning(running: boolean): void {
+    this._running = running;
     this._stop.hidden = !running;
     this._send.hidden = running;
   }
@@ -90,6 +93,11 @@ export class Composer extends Widget {
   }
 
   private _onKeyDown(event: KeyboardEvent): void {
+    if (event.key === 'Escape' && this._running) {
+      event.preventDefault();
+      this._stopRequested.emit();
+      return;
+    }
     // An IME composing a character uses Enter to confirm it, not to send.
     if (event.key !== 'Enter' || event.isComposing || event.keyCode === 229) {
       return;
@@ -105,7 +113,8 @@ export class Composer extends Widget {
 
   private _requestSend(): void {
     const text = this._input.value;
-    if (text.trim() && !this._input.disabled) {
+    // While a turn runs the text stays in the box for the next message.
+    if (text.trim() && !this._input.disabled && !this._running) {
       this._sendRequested.emit(text);
     }
   }
@@ -115,6 +124,7 @@ export class Composer extends Widget {
   private readonly _send: HTMLButtonElement;
   private readonly _stop: HTMLButtonElement;
   private _sendKey: 'Enter' | 'Ctrl+Enter' = 'Enter';
+  private _running = false;
   private readonly _sendRequested = new Signal<this, string>(this);
   private readonly _stopRequested = new Signal<this, void>(this);
 }

@@ -1,10 +1,11 @@
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
-import { Widget } from '@lumino/widgets';
+import { PanelLayout, Widget } from '@lumino/widgets';
 
 /**
  * Markdown rendered through rendermime (sanitized, GFM, LaTeX, highlighting).
  * `update(text)` may be called per delta: rendering happens at most once per
- * animation frame, and only for this block.
+ * animation frame, and only for this block. The renderer is a child widget,
+ * so it knows when it is attached (rendermime typesets LaTeX only then).
  */
 export class MarkdownView extends Widget {
   constructor(
@@ -14,6 +15,7 @@ export class MarkdownView extends Widget {
   ) {
     super();
     this.addClass(className);
+    this.layout = new PanelLayout();
   }
 
   /** The markdown source last given. */
@@ -31,7 +33,7 @@ export class MarkdownView extends Widget {
       cancelAnimationFrame(this._frame);
       this._frame = null;
     }
-    this._renderer?.dispose();
+    // The layout disposes the renderer.
     super.dispose();
   }
 
@@ -63,7 +65,7 @@ export class MarkdownView extends Widget {
     }
     if (!this._renderer) {
       this._renderer = this._rendermime.createRenderer('text/markdown');
-      this.node.appendChild(this._renderer.node);
+      (this.layout as PanelLayout).addWidget(this._renderer);
     }
     await this._renderer.renderModel(
       new MimeModel({ data: { 'text/markdown': this._source }, trusted: false })

@@ -1,35 +1,50 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
-import { approve, edit, reject, respond } from '../wire/decisions';
+import { approve, reject } from '../wire/decisions';
 import type {
   Decision,
   DecisionVerb,
-  IActionRequest,
   IInterruptCard,
+  Outcome,
   TranscriptItem
 } from '../wire/types';
-import type { IItemView } from './item-views';
-import { pretty } from './item-views';
+import type { IItemView } from './item-view';
+import { ReviewRow } from './review-row';
+
+/** Hands the decisions to the model; false when it refused them. */
+export type SubmitDecisions = (decisions: Decision[]) => boolean;
 
 /**
- * The review of one interrupt: a row per action with buttons for exactly the
- * verbs that row allows. Decisions are collected per row and handed to
- * `onSubmit` once, when every row has one.
+ * The review of one interrupt: a row per action request. With one row its
+ * decision is sent at once; with several, each row is decided and the card
+ * is submitted once ("Approve all" / "Reject all" when every row allows
+ * it). Submitting locks the card; it then shows the decisions sent.
  */
 export class ReviewCardView implements IItemView {
   constructor(
     private readonly _trans: TranslationBundle,
-    private readonly _onSubmit: (decisions: Decision[]) => void
+    private readonly _onSubmit: SubmitDecisions
   ) {
     this.widget = new Widget();
     this.widget.addClass('jp-AgentPanel-review');
+    this._heading = document.createElement('div');
+    this._heading.className = 'jp-AgentPanel-reviewHeading';
+    this._footer = document.createElement('div');
+    this._footer.className = 'jp-AgentPanel-reviewFooter';
+    this._progress = document.createElement('span');
+    this._progress.className = 'jp-AgentPanel-reviewProgress';
+    this.widget.node.addEventListener('click', this);
   }
 
   readonly widget: Widget;
 
+  get rows(): readonly ReviewRow[] {
+    return this._rows;
+  }
+
   update(item: TranscriptItem): void {
     const card = item as IInterruptCard;
-    if (!this._rows) {
+    if (this._rows.length === 0) {
       this._build(card);
     }
     if (card.answered) {
@@ -37,234 +52,178 @@ export class ReviewCardView implements IItemView {
     }
   }
 
+  /** The turn ended: answerable only if it paused for this review. */
+  settle(outcome: Outcome): void {
+    if (this._state !== 'open') {
+      return;
+    }
+    if (outcome === 'interrupted') {
+      this._rows.forEach(row => row.setAnswerable(true));
+      this._render();
+    } else {
+      this._state = 'expired';
+      this._rows.forEach(row => row.expire());
+      this._render();
+    }
+  }
+
+  handleEvent(event: Event): void {
+    const target = (event.target as Element).closest<HTMLButtonElement>(
+      '[data-review]'
+    );
+    if (!target || target.disabled || this._state !== 'open') {
+      return;
+    }
+    switch (target.dataset.review) {
+      case 'approve-all':
+        this._decideAll(approve());
+        break;
+      case 'reject-all':
+        this._decideAll(reject());
+        break;
+      case 'submit':
+        this._submit();
+        break;
+    }
+  }
+
+  dispose(): void {
+    this.widget.node.removeEventListener('click', this);
+    this._rows.forEach(row => row.dispose());
+    this.widget.dispose();
+  }
+
   private _build(card: IInterruptCard): void {
     const trans = this._trans;
-    const heading = document.createElement('div');
-    heading.className = 'jp-AgentPanel-reviewHeading';
-    heading.textContent = trans.__('The agent is waiting for your review');
-    this.widget.node.appendChild(heading);
-    this._rows = card.actions.map((action, index) => {
-      const row = new ReviewRow(trans, action, () => this._onRowDecided());
-      row.node.dataset.row = String(index);
-      this.widget.node.appendChild(row.node);
-      return row;
-    });
-    this._submit = document.createElement('button');
-    this._submit.type = 'button';
-    this._submit.className =
-      'jp-Button jp-mod-styled jp-mod-accept jp-AgentPanel-reviewSubmit';
-    this._submit.textContent = trans.__('Submit review');
-    this._submit.disabled = true;
-    this._submit.hidden = this._rows.length < 2;
-    this._submit.addEventListener('click', () => this._send());
-    this.widget.node.appendChild(this._submit);
+    const single = card.actions.length === 1;
+    this._rows = card.actions.map(
+      (action, index) =>
+        new ReviewRow(trans, action, index, {
+          single,
+          onDecided: () => this._onRowDecided()
+        })
+    );
+    if (!single) {
+      for (const verb of ['approve', 'reject'] as DecisionVerb[]) {
+        if (this._rows.every(row => row.action.allowed.includes(verb))) {
+          const all = button(
+            verb === 'approve'
+              ? trans.__('Approve all')
+              : trans.__('Reject all'),
+            `jp-AgentPanel-${verb}All`
+          );
+          all.dataset.review = `${verb}-all`;
+          this._allButtons.push(all);
+        }
+      }
+      this._submitButton = button(
+        trans.__('Submit decisions'),
+        'jp-mod-accept jp-AgentPanel-reviewSubmit'
+      );
+      this._submitButton.dataset.review = 'submit';
+      this._footer.append(
+        this._progress,
+        ...this._allButtons,
+        this._submitButton
+      );
+    }
+    this.widget.node.append(
+      this._heading,
+      ...this._rows.map(row => row.node),
+      this._footer
+    );
+    this._render();
   }
 
   private _onRowDecided(): void {
-    const rows = this._rows ?? [];
-    const complete = rows.every(row => row.decision !== null);
-    if (this._submit) {
-      this._submit.disabled = !complete;
+    if (this._state !== 'open') {
+      return;
     }
-    // A single question is answered by its button; several need a final submit.
-    if (complete && rows.length === 1) {
-      this._send();
+    this._render();
+    if (this._rows.length === 1 && this._rows[0].decision) {
+      this._submit();
     }
   }
 
-  private _send(): void {
-    if (this._sent || !this._rows) {
+  private _decideAll(decision: Decision): void {
+    this._rows.forEach(row => row.decide(decision));
+    this._submit();
+  }
+
+  /** Hand the decisions over exactly once; unlock if they were refused. */
+  private _submit(): void {
+    const decisions = this._rows.map(row => row.decision);
+    if (this._state !== 'open' || decisions.some(d => d === null)) {
       return;
     }
-    this._sent = true;
-    for (const row of this._rows) {
-      row.lock();
+    this._state = 'sent';
+    this._rows.forEach(row => row.lock());
+    this._render();
+    if (!this._onSubmit(decisions as Decision[]) && this._state === 'sent') {
+      this._state = 'open';
+      this._rows.forEach(row => row.unlock());
+      this._render();
     }
-    if (this._submit) {
-      this._submit.disabled = true;
-    }
-    this._onSubmit(this._rows.map(row => row.decision!));
   }
 
   private _showAnswered(decisions: Decision[]): void {
-    this._sent = true;
-    this._rows?.forEach((row, index) => row.showAnswered(decisions[index]));
-    if (this._submit) {
-      this._submit.hidden = true;
-    }
-  }
-
-  private _rows: ReviewRow[] | null = null;
-  private _submit: HTMLButtonElement | null = null;
-  private _sent = false;
-}
-
-/** One action request and its decision buttons. */
-class ReviewRow {
-  constructor(
-    private readonly _trans: TranslationBundle,
-    private readonly _action: IActionRequest,
-    private readonly _onDecided: () => void
-  ) {
-    const trans = _trans;
-    this.node = document.createElement('div');
-    this.node.className = 'jp-AgentPanel-reviewRow';
-    const title = document.createElement('div');
-    title.className = 'jp-AgentPanel-reviewAction';
-    title.textContent = _action.name ?? trans.__('an action');
-    this.node.appendChild(title);
-    if (_action.description) {
-      const description = document.createElement('div');
-      description.className = 'jp-AgentPanel-reviewDescription';
-      description.textContent = _action.description;
-      this.node.appendChild(description);
-    }
-    if (_action.args !== undefined && _action.args !== null) {
-      const args = document.createElement('pre');
-      args.className = 'jp-AgentPanel-reviewArgs';
-      args.textContent = pretty(_action.args);
-      this.node.appendChild(args);
-    }
-    this._buttons = document.createElement('div');
-    this._buttons.className = 'jp-AgentPanel-reviewButtons';
-    for (const verb of _action.allowed) {
-      this._buttons.appendChild(this._button(verb));
-    }
-    this._form = document.createElement('div');
-    this._form.className = 'jp-AgentPanel-reviewForm';
-    this._outcome = document.createElement('div');
-    this._outcome.className = 'jp-AgentPanel-reviewOutcome';
-    this.node.append(this._buttons, this._form, this._outcome);
-  }
-
-  readonly node: HTMLDivElement;
-  decision: Decision | null = null;
-
-  lock(): void {
-    for (const control of this.node.querySelectorAll<
-      HTMLButtonElement | HTMLTextAreaElement
-    >('button, textarea')) {
-      control.disabled = true;
-    }
-  }
-
-  showAnswered(decision: Decision | undefined): void {
-    this.lock();
-    this._form.replaceChildren();
-    if (decision) {
-      this._outcome.textContent = describeDecision(this._trans, decision);
-    }
-  }
-
-  private _button(verb: DecisionVerb): HTMLButtonElement {
-    const labels: Record<DecisionVerb, string> = {
-      approve: this._trans.__('Approve'),
-      edit: this._trans.__('Edit'),
-      reject: this._trans.__('Reject'),
-      respond: this._trans.__('Respond')
-    };
-    const element = document.createElement('button');
-    element.type = 'button';
-    element.className = `jp-Button jp-mod-styled jp-AgentPanel-decide jp-AgentPanel-decide-${verb}`;
-    element.textContent = labels[verb];
-    element.dataset.verb = verb;
-    element.addEventListener('click', () => this._choose(verb));
-    return element;
-  }
-
-  private _choose(verb: DecisionVerb): void {
-    if (verb === 'approve') {
-      this._decide(approve());
-      return;
-    }
-    const trans = this._trans;
-    const input = document.createElement('textarea');
-    input.className = 'jp-AgentPanel-reviewInput';
-    input.rows = verb === 'edit' ? 6 : 2;
-    const error = document.createElement('div');
-    error.className = 'jp-AgentPanel-reviewError';
-    error.setAttribute('role', 'alert');
-    const confirm = document.createElement('button');
-    confirm.type = 'button';
-    confirm.className = 'jp-Button jp-mod-styled jp-mod-accept';
-    if (verb === 'edit') {
-      input.value = pretty(this._action.args ?? {});
-      input.setAttribute(
-        'aria-label',
-        this._trans.__('Edited arguments (JSON)')
-      );
-      confirm.textContent = trans.__('Send edited arguments');
-    } else if (verb === 'reject') {
-      input.placeholder = trans.__('Reason (optional)');
-      input.setAttribute('aria-label', input.placeholder);
-      confirm.textContent = trans.__('Reject');
-    } else {
-      input.placeholder = trans.__('Your answer');
-      input.setAttribute('aria-label', input.placeholder);
-      confirm.textContent = trans.__('Send answer');
-    }
-    confirm.addEventListener('click', () => {
-      try {
-        this._decide(this._build(verb, input.value));
-      } catch (err) {
-        error.textContent = err instanceof Error ? err.message : String(err);
+    this._state = 'answered';
+    this._rows.forEach((row, index) => {
+      if (decisions[index]) {
+        row.showAnswered(decisions[index]);
       }
     });
-    this._form.replaceChildren(input, confirm, error);
-    input.focus();
+    this._render();
   }
 
-  private _build(verb: DecisionVerb, text: string): Decision {
-    switch (verb) {
-      case 'edit': {
-        let args: unknown;
-        try {
-          args = JSON.parse(text);
-        } catch (err) {
-          throw new Error(
-            this._trans.__('The arguments are not valid JSON: %1', String(err))
-          );
-        }
-        return edit(this._action.name ?? '', args);
-      }
-      case 'reject':
-        return reject(text.trim() || undefined);
-      case 'respond':
-        return respond(text);
+  private _render(): void {
+    const trans = this._trans;
+    const count = this._rows.length;
+    const decided = this._rows.filter(row => row.decision !== null).length;
+    this.widget.node.dataset.state = this._state;
+    switch (this._state) {
+      case 'answered':
+        this._heading.textContent = trans.__('Review sent');
+        break;
+      case 'expired':
+        this._heading.textContent = trans.__(
+          'This review can no longer be answered: the turn did not pause cleanly.'
+        );
+        break;
       default:
-        return approve();
+        this._heading.textContent =
+          count > 1
+            ? trans.__(
+                'The agent is waiting for your review of %1 actions',
+                count
+              )
+            : trans.__('The agent is waiting for your review');
+    }
+    this._progress.textContent = trans.__('%1 of %2 decided', decided, count);
+    const open = this._state === 'open';
+    const answerable = open && this._rows.every(row => row.state !== 'waiting');
+    this._footer.hidden = !open || count < 2;
+    for (const all of this._allButtons) {
+      all.disabled = !answerable;
+    }
+    if (this._submitButton) {
+      this._submitButton.disabled = !answerable || decided < count;
     }
   }
 
-  private _decide(decision: Decision): void {
-    this.decision = decision;
-    this._form.replaceChildren();
-    this._outcome.textContent = describeDecision(this._trans, decision);
-    this._onDecided();
-  }
-
-  private readonly _buttons: HTMLDivElement;
-  private readonly _form: HTMLDivElement;
-  private readonly _outcome: HTMLDivElement;
+  private readonly _heading: HTMLDivElement;
+  private readonly _footer: HTMLDivElement;
+  private readonly _progress: HTMLSpanElement;
+  private _rows: ReviewRow[] = [];
+  private _allButtons: HTMLButtonElement[] = [];
+  private _submitButton: HTMLButtonElement | null = null;
+  private _state: 'open' | 'sent' | 'answered' | 'expired' = 'open';
 }
 
-function describeDecision(
-  trans: TranslationBundle,
-  decision: Decision
-): string {
-  switch (decision.type) {
-    case 'approve':
-      return trans.__('Decision: approved');
-    case 'edit':
-      return trans.__(
-        'Decision: edited — %1',
-        JSON.stringify(decision.edited_action.args)
-      );
-    case 'reject':
-      return decision.message
-        ? trans.__('Decision: rejected — %1', decision.message)
-        : trans.__('Decision: rejected');
-    case 'respond':
-      return trans.__('Decision: responded — %1', decision.message);
-  }
+function button(label: string, className: string): HTMLButtonElement {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.className = `jp-Button jp-mod-styled ${className}`;
+  element.textContent = label;
+  return element;
 }

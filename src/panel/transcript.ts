@@ -5,65 +5,99 @@ import type {
   ITurnUpdate,
   IUserEntry
 } from '../model/chat-model';
+import { AutoScroller } from './autoscroll';
 import { TurnView, ITurnViewContext } from './turn-view';
 
 /**
  * The conversation: user messages and assistant turns, in order. Listens to
- * the model and forwards each turn change to that turn's view only.
+ * the model and forwards each turn change to that turn's view only. It is a
+ * `role="log"` whose own live updates are off: `TurnAnnouncer` says when a
+ * turn starts and ends instead of every delta being read out.
  */
 export class TranscriptView extends Panel {
   constructor(
-    model: ChatModel,
+    private readonly _model: ChatModel,
     private readonly _context: ITurnViewContext
   ) {
     super();
     this.addClass('jp-AgentPanel-transcript');
     this.node.setAttribute('role', 'log');
-    this.node.setAttribute('aria-live', 'polite');
-    for (const entry of model.entries) {
-      this._onEntryAdded(model, entry);
-    }
-    model.entryAdded.connect(this._onEntryAdded, this);
-    model.turnChanged.connect(this._onTurnChanged, this);
-    model.cleared.connect(this._onCleared, this);
+    this.node.setAttribute('aria-live', 'off');
+    this.node.setAttribute('aria-label', _context.trans.__('Conversation'));
+    this.node.tabIndex = 0;
+    this._scroller = new AutoScroller(this.node);
+    this._rebuild();
+    _model.entryAdded.connect(this._onEntryAdded, this);
+    _model.turnChanged.connect(this._onTurnChanged, this);
+    _model.cleared.connect(this._rebuild, this);
+  }
+
+  get scroller(): AutoScroller {
+    return this._scroller;
+  }
+
+  /** The view of turn entry `key`, if shown. */
+  turnView(key: string): TurnView | undefined {
+    return this._turns.get(key);
   }
 
   dispose(): void {
     if (this.isDisposed) {
       return;
     }
+    this._model.entryAdded.disconnect(this._onEntryAdded, this);
+    this._model.turnChanged.disconnect(this._onTurnChanged, this);
+    this._model.cleared.disconnect(this._rebuild, this);
+    this._scroller.dispose();
     this._turns.clear();
     super.dispose();
   }
 
   private _onEntryAdded(_: ChatModel, entry: ChatEntry): void {
-    const widget =
-      entry.kind === 'user'
-        ? userMessage(entry)
-        : new TurnView(entry, this._context);
-    if (entry.kind === 'turn') {
-      this._turns.set(entry.key, widget as TurnView);
+    this._append(entry);
+  }
+
+  private _append(entry: ChatEntry): void {
+    if (entry.kind === 'user') {
+      this.addWidget(
+        userMessage(entry, this._context.trans.__('Your message'))
+      );
+      return;
     }
-    this.addWidget(widget);
+    const view = new TurnView(entry, this._context);
+    this._latestTurn?.setLatest(false);
+    this._latestTurn = view;
+    this._turns.set(entry.key, view);
+    this.addWidget(view);
   }
 
   private _onTurnChanged(_: ChatModel, update: ITurnUpdate): void {
     this._turns.get(update.entry.key)?.apply(update.entry, update.changes);
   }
 
-  private _onCleared(): void {
+  /** Show the model's entries from scratch (new conversation, restore). */
+  private _rebuild(): void {
     this._turns.clear();
+    this._latestTurn = null;
     for (const widget of [...this.widgets]) {
       widget.dispose();
     }
+    for (const entry of this._model.entries) {
+      this._append(entry);
+    }
+    this._scroller.jumpToLatest();
   }
 
+  private readonly _scroller: AutoScroller;
   private readonly _turns = new Map<string, TurnView>();
+  private _latestTurn: TurnView | null = null;
 }
 
-function userMessage(entry: IUserEntry): Widget {
+function userMessage(entry: IUserEntry, label: string): Widget {
   const widget = new Widget();
   widget.addClass('jp-AgentPanel-user');
+  widget.node.setAttribute('role', 'article');
+  widget.node.setAttribute('aria-label', label);
   widget.node.textContent = entry.text;
   return widget;
 }

@@ -1,48 +1,82 @@
 import { Panel, Widget } from '@lumino/widgets';
 import type { ITurnEntry } from '../model/chat-model';
 import type { Decision, TranscriptItem, TurnChange } from '../wire/types';
-import { createItemView, IItemView, IItemViewContext } from './item-views';
+import { ExtractionView } from './extraction-view';
+import type { IItemAddress, IItemView, IItemViewContext } from './item-view';
+import { ReasoningView } from './reasoning-view';
 import { ReviewCardView } from './review-card';
+import { TextView } from './text-view';
+import { ToolView } from './tool-view';
+import { TurnFooter } from './turn-footer';
 
 export interface ITurnViewContext extends IItemViewContext {
-  /** The reviewer answered an interrupt of this turn. */
-  onDecisions(decisions: Decision[]): void;
+  /** The reviewer answered an interrupt; false when the model refused. */
+  onDecisions(decisions: Decision[]): boolean;
   /** The user asked to send the last message again. */
   onRetry(): void;
 }
 
 /**
  * One assistant turn. Each change touches only the item it names: a delta
- * re-renders its own block, never the turn or the transcript.
+ * updates its own block, never the turn or the transcript.
  */
 export class TurnView extends Panel {
   constructor(entry: ITurnEntry, context: ITurnViewContext) {
     super();
+    this._entry = entry;
     this._context = context;
-    this._turnKey = entry.key;
     this.addClass('jp-AgentPanel-turn');
     this.node.dataset.turn = entry.key;
-    this._footer = new Widget();
-    this._footer.addClass('jp-AgentPanel-turnFooter');
-    this.addWidget(this._footer);
+    this._footer = new TurnFooter(context.trans, context.onRetry);
+    this.addWidget(new Widget({ node: this._footer.node }));
     for (const item of entry.state.items) {
       this._add(item);
     }
-    this._renderFooter(entry);
+    if (entry.state.outcome !== null) {
+      this._settle();
+    }
+    this._noticeReview();
+    this._renderFooter();
+  }
+
+  /** The view of item `key`, if it has one. */
+  itemView(key: number): IItemView | undefined {
+    return this._views.get(key);
   }
 
   apply(entry: ITurnEntry, changes: readonly TurnChange[]): void {
+    this._entry = entry;
+    let footerChanged = false;
     for (const change of changes) {
-      if (change.type === 'added') {
-        this._add(change.item);
-      } else if (change.type === 'updated') {
-        this._views.get(change.item.key)?.update(change.item);
-      } else if (change.type === 'ended') {
-        this._views.forEach(view => view.settle?.());
+      switch (change.type) {
+        case 'added':
+          this._add(change.item);
+          break;
+        case 'updated':
+          this._views.get(change.item.key)?.update(change.item);
+          if (change.item.kind === 'interrupt') {
+            this._noticeReview();
+          }
+          break;
+        case 'ended':
+          this._settle();
+          footerChanged = true;
+          break;
+        case 'diagnostic':
+          footerChanged = true;
+          break;
       }
     }
-    if (changes.some(c => c.type === 'ended' || c.type === 'diagnostic')) {
-      this._renderFooter(entry);
+    if (footerChanged) {
+      this._renderFooter();
+    }
+  }
+
+  /** Only the latest turn offers Retry. */
+  setLatest(latest: boolean): void {
+    if (this._latest !== latest) {
+      this._latest = latest;
+      this._renderFooter();
     }
   }
 
@@ -50,80 +84,76 @@ export class TurnView extends Panel {
     if (this.isDisposed) {
       return;
     }
-    this._views.forEach(view => view.dispose?.());
+    this._views.forEach(view => view.dispose());
     this._views.clear();
+    this._footer.dispose();
     super.dispose();
   }
 
   private _add(item: TranscriptItem): void {
-    const view =
-      item.kind === 'interrupt'
-        ? new ReviewCardView(this._context.trans, this._context.onDecisions)
-        : createItemView(item, this._context, {
-            turn: this._turnKey,
-            item: item.key
-          });
+    const view = this._createView(item, {
+      turn: this._entry.key,
+      item: item.key
+    });
     if (!view) {
       return;
     }
+    this._lastView?.superseded?.();
+    this._lastView = view;
     view.widget.node.dataset.item = String(item.key);
     this._views.set(item.key, view);
     this.insertWidget(this.widgets.length - 1, view.widget);
     view.update(item);
   }
 
-  private _renderFooter(entry: ITurnEntry): void {
-    const { state } = entry;
-    const trans = this._context.trans;
-    const node = this._footer.node;
-    node.replaceChildren();
-    for (const message of state.diagnostics) {
-      node.appendChild(
-        note('jp-AgentPanel-diagnostic', trans.__('Note: %1', message))
-      );
-    }
-    if (state.outcome === 'error' && state.error) {
-      const banner = note('jp-AgentPanel-error', state.error.message);
-      banner.setAttribute('role', 'alert');
-      if (state.error.traceback) {
-        const details = document.createElement('details');
-        const summary = document.createElement('summary');
-        summary.textContent = trans.__('Traceback');
-        const pre = document.createElement('pre');
-        pre.textContent = state.error.traceback;
-        details.append(summary, pre);
-        banner.appendChild(details);
-      }
-      banner.appendChild(this._retryButton());
-      node.appendChild(banner);
-    } else if (state.outcome === 'cancelled') {
-      const cancelled = note(
-        'jp-AgentPanel-cancelled',
-        state.cancelMessage ?? trans.__('Stopped.')
-      );
-      cancelled.appendChild(this._retryButton());
-      node.appendChild(cancelled);
+  private _createView(
+    item: TranscriptItem,
+    address: IItemAddress
+  ): IItemView | null {
+    const context = this._context;
+    switch (item.kind) {
+      case 'text':
+        return new TextView(context, address);
+      case 'reasoning':
+        return new ReasoningView(context);
+      case 'tool':
+        return new ToolView(context, {
+          afterReview: this._entry.request.kind === 'resume'
+        });
+      case 'extraction':
+        return new ExtractionView(context, address);
+      case 'interrupt':
+        return new ReviewCardView(context.trans, context.onDecisions);
+      default:
+        return null;
     }
   }
 
-  private _retryButton(): HTMLButtonElement {
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'jp-Button jp-mod-styled jp-AgentPanel-retry';
-    button.textContent = this._context.trans.__('Retry');
-    button.addEventListener('click', () => this._context.onRetry());
-    return button;
+  private _settle(): void {
+    const outcome = this._entry.state.outcome;
+    if (outcome !== null) {
+      this._views.forEach(view => view.settle?.(outcome));
+    }
   }
 
+  /** Once a review of this turn is answered, its waiting calls say so. */
+  private _noticeReview(): void {
+    const answered = this._entry.state.items.some(
+      item => item.kind === 'interrupt' && item.answered !== null
+    );
+    if (answered) {
+      this._views.forEach(view => view.reviewed?.());
+    }
+  }
+
+  private _renderFooter(): void {
+    this._footer.render(this._entry, this._latest);
+  }
+
+  private _entry: ITurnEntry;
   private readonly _context: ITurnViewContext;
-  private readonly _turnKey: string;
-  private readonly _footer: Widget;
+  private readonly _footer: TurnFooter;
   private readonly _views = new Map<number, IItemView>();
-}
-
-function note(className: string, text: string): HTMLDivElement {
-  const element = document.createElement('div');
-  element.className = className;
-  element.textContent = text;
-  return element;
+  private _lastView: IItemView | null = null;
+  private _latest = true;
 }

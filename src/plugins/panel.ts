@@ -6,6 +6,7 @@ import {
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
+import { IStateDB } from '@jupyterlab/statedb';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { CommandIDs } from '../commands';
 import { agentIcon } from '../icons';
@@ -25,17 +26,24 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
   autoStart: true,
   provides: IAgentPanel,
   requires: [IRenderMimeRegistry],
-  optional: [ISettingRegistry, ILayoutRestorer, ICommandPalette, ITranslator],
+  optional: [
+    ISettingRegistry,
+    ILayoutRestorer,
+    ICommandPalette,
+    ITranslator,
+    IStateDB
+  ],
   activate: (
     app: JupyterFrontEnd,
     rendermime: IRenderMimeRegistry,
     settingRegistry: ISettingRegistry | null,
     restorer: ILayoutRestorer | null,
     palette: ICommandPalette | null,
-    translator: ITranslator | null
+    translator: ITranslator | null,
+    state: IStateDB | null
   ): IAgentPanel => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
-    const service = new AgentPanelService(new ChatModel());
+    const service = new AgentPanelService(new ChatModel(undefined, trans));
     service.registerTransport(
       'http',
       httpTransportFactory(app.serviceManager.serverSettings)
@@ -67,38 +75,67 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     });
     app.commands.addCommand(CommandIDs.focusComposer, {
       label: trans.__('Focus the Agent Message Box'),
+      caption: trans.__(
+        'Open the agent panel and put the cursor in its message box'
+      ),
       execute: () => {
         app.shell.activateById(panel.id);
         panel.composer.focusInput();
       },
       describedBy: { args: { type: 'object', properties: {} } }
     });
+    if (state) {
+      // The conversation (and a pending review) survives a page reload.
+      app.restored
+        .then(() => import('../model/persistence'))
+        .then(({ ChatPersistence }) => {
+          const persistence = new ChatPersistence(service.model, state);
+          panel.disposed.connect(() => persistence.dispose());
+          return persistence.start();
+        })
+        .then(problems => {
+          for (const problem of problems) {
+            console.warn(`Agent Panel: ${problem}`);
+          }
+        })
+        .catch(reason => {
+          console.error(
+            'Agent Panel: could not restore the conversation.',
+            reason
+          );
+        });
+    }
+
     const category = trans.__('Agent Panel');
     for (const command of Object.values(CommandIDs)) {
       palette?.addItem({ command, category });
     }
 
-    if (settingRegistry) {
-      Promise.all([app.restored, settingRegistry.load(PLUGIN_ID)])
-        .then(([, settings]) => {
-          const read = () => {
-            const { settings: parsed, problems } = parseSettings(
-              settings.composite
-            );
-            for (const problem of problems) {
-              console.warn(
-                `Agent Panel setting ${problem.field}: ${problem.message}`
+    // Health is polled once the endpoint from the settings is known.
+    const settingsRead = settingRegistry
+      ? Promise.all([app.restored, settingRegistry.load(PLUGIN_ID)]).then(
+          ([, settings]) => {
+            const read = () => {
+              const { settings: parsed, problems } = parseSettings(
+                settings.composite
               );
-            }
-            service.setSettings(parsed);
-          };
-          read();
-          settings.changed.connect(read);
-        })
-        .catch(reason => {
-          console.error('Agent Panel: could not load its settings.', reason);
-        });
-    }
+              for (const problem of problems) {
+                console.warn(
+                  `Agent Panel setting ${problem.field}: ${problem.message}`
+                );
+              }
+              service.setSettings(parsed);
+            };
+            read();
+            settings.changed.connect(read);
+          }
+        )
+      : app.restored;
+    settingsRead
+      .catch(reason => {
+        console.error('Agent Panel: could not load its settings.', reason);
+      })
+      .then(() => service.health.start());
     return service;
   }
 };

@@ -1,0 +1,71 @@
+/**
+ * Shared steps of the review-panel UI tests: open the panel, send a message,
+ * point the panel at one of the named test graphs, take screenshots.
+ */
+import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { Locator, TestInfo } from '@playwright/test';
+import * as fs from 'fs';
+import * as path from 'path';
+
+export const PLUGIN_ID = 'jupyterlab-agent-panel:plugin';
+export const SCREENSHOTS = path.resolve(__dirname, '..', 'screenshots');
+
+/** Galata settings that make `name` (a graph in ui-tests/graphs) the endpoint. */
+export function graphEndpoint(name: string): Record<string, unknown> {
+  return {
+    ...galata.DEFAULT_SETTINGS,
+    [PLUGIN_ID]: {
+      endpoints: [
+        { name, transport: 'http', url: `agent-panel/agents/${name}/` }
+      ],
+      defaultEndpoint: name
+    }
+  };
+}
+
+export async function openPanel(
+  page: IJupyterLabPageFixture
+): Promise<Locator> {
+  await page.sidebar.openTab('jp-agent-panel');
+  const panel = page.locator('#jp-agent-panel');
+  await expect(panel.locator('.jp-AgentPanel-input')).toBeVisible();
+  return panel;
+}
+
+export async function send(panel: Locator, text: string): Promise<void> {
+  const input = panel.locator('.jp-AgentPanel-input');
+  await input.fill(text);
+  await input.press('Enter');
+  await expect(panel.locator('.jp-AgentPanel-user').last()).toHaveText(text);
+}
+
+/** The latest assistant turn. */
+export function lastTurn(panel: Locator): Locator {
+  return panel.locator('.jp-AgentPanel-turn').last();
+}
+
+/** Wait until no turn runs (the Stop button is gone). */
+export async function waitIdle(panel: Locator): Promise<void> {
+  await expect(panel.locator('.jp-AgentPanel-stop')).toBeHidden({
+    timeout: 60000
+  });
+}
+
+/** Attach a screenshot of `target` to the report and keep it in ui-tests/screenshots. */
+export async function screenshot(
+  target: Locator,
+  name: string,
+  testInfo: TestInfo
+): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  const body = await target.screenshot();
+  fs.writeFileSync(path.join(SCREENSHOTS, `${name}.png`), body);
+  await testInfo.attach(name, { body, contentType: 'image/png' });
+}
+
+/** Make the right sidebar wide enough for readable screenshots. */
+export async function widenPanel(page: IJupyterLabPageFixture): Promise<void> {
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.sidebar.openTab('jp-agent-panel');
+  await page.sidebar.setWidth(480, 'right');
+}
