@@ -55,7 +55,8 @@ describe('ChatModel review answers', () => {
     expect(transport.lastTurn.request).toEqual({
       kind: 'resume',
       threadId: 'thread-1',
-      decisions: [{ type: 'respond', message: 'Ada' }]
+      decisions: [{ type: 'respond', message: 'Ada' }],
+      reviews: [{ interruptIds: [], rows: 1 }]
     });
     const card = (model.entries[1] as ITurnEntry).state.items[0];
     expect(card).toMatchObject({

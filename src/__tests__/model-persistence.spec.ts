@@ -80,7 +80,8 @@ describe('conversation snapshots', () => {
           edited_action: { name: 'write_file', args: { path: 'b.md' } }
         },
         { type: 'reject', message: 'not now' }
-      ]
+      ],
+      reviews: [{ interruptIds: [], rows: 2 }]
     });
   });
 

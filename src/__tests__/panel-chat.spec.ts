@@ -122,7 +122,8 @@ describe('ChatPanel composer', () => {
     expect(resumes[0].request).toEqual({
       kind: 'resume',
       threadId: 'thread-1',
-      decisions: [{ type: 'respond', message: 'Ada' }]
+      decisions: [{ type: 'respond', message: 'Ada' }],
+      reviews: [{ interruptIds: [], rows: 1 }]
     });
     expect(model.status).toBe('running');
     expect(input.disabled).toBe(false);

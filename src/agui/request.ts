@@ -70,6 +70,24 @@ export function resumeInput(
   return { input, note: Array.isArray(entries) ? null : entries };
 }
 
+/**
+ * The interrupts a resume answers: the thread's own memory when it has one,
+ * else what the panel's review cards recorded (the memory is gone after a
+ * page reload; the cards are saved with the transcript).
+ */
+export function openInterrupts(
+  remembered: readonly IOpenInterrupt[],
+  reviews: readonly { interruptIds: string[]; rows: number }[] = []
+): readonly IOpenInterrupt[] {
+  if (remembered.length > 0) {
+    return remembered;
+  }
+  return reviews.map(review => ({
+    id: review.interruptIds.length === 1 ? review.interruptIds[0] : null,
+    rows: review.rows
+  }));
+}
+
 /** The `resume[]` entries, or why there are none. */
 function resumeEntries(
   decisions: Decision[],

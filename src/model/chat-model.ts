@@ -7,8 +7,10 @@ import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type {
   IAgentTransport,
+  IForeignRun,
   ITurnContext,
   ITurnHandle,
+  ITurnSink,
   TurnRequest
 } from '../transport/types';
 import type { WireFrame } from '../wire/frames';
@@ -33,7 +35,8 @@ export interface IUserEntry {
 export interface ITurnEntry {
   readonly kind: 'turn';
   readonly key: string;
-  readonly request: TurnRequest;
+  /** What this panel sent; null for a run another client started (AG-UI). */
+  readonly request: TurnRequest | null;
   readonly state: ITurnState;
   readonly startedAt: number;
   endedAt: number | null;
@@ -88,6 +91,7 @@ export class ChatModel implements IDisposable {
 
   set transport(transport: IAgentTransport | null) {
     this._transport = transport;
+    this._followThread();
   }
 
   get isDisposed(): boolean {
@@ -183,7 +187,11 @@ export class ChatModel implements IDisposable {
     this._startTurn({
       kind: 'resume',
       threadId: this._threadId,
-      decisions: envelope.decisions
+      decisions: envelope.decisions,
+      reviews: cards.map(card => ({
+        interruptIds: [...card.interruptIds],
+        rows: Math.max(card.actions.length, 1)
+      }))
     });
   }
 
@@ -211,6 +219,7 @@ export class ChatModel implements IDisposable {
     this._detachRunning();
     this._entries = [];
     this._threadId = threadId;
+    this._followThread();
     this._cleared.emit();
     this._setStatus('idle');
   }
@@ -238,6 +247,7 @@ export class ChatModel implements IDisposable {
     }
     this._entries = [...entries];
     this._threadId = threadId;
+    this._followThread();
     this._cleared.emit();
     this._setStatus(
       this.pendingInterrupts.length > 0 ? 'awaiting-decision' : 'idle'
@@ -250,6 +260,8 @@ export class ChatModel implements IDisposable {
     }
     this._isDisposed = true;
     this._detachRunning();
+    this._following?.dispose();
+    this._following = null;
     Signal.clearData(this);
   }
 
@@ -262,6 +274,12 @@ export class ChatModel implements IDisposable {
 
   private _startTurn(request: TurnRequest): void {
     const transport = this._assertTransport();
+    const running = this._openTurn(request);
+    running.handle = transport.startTurn(request, this._sinkFor(running));
+  }
+
+  /** Add a turn entry and make it the running turn; its handle comes next. */
+  private _openTurn(request: TurnRequest | null): IRunningTurn {
     const reducer = new TurnReducer();
     const entry: ITurnEntry = {
       kind: 'turn',
@@ -276,21 +294,48 @@ export class ChatModel implements IDisposable {
       entry,
       reducer,
       stopRequested: false,
+      detached: false,
       handle: null!
     };
     this._running = running;
     this._setStatus('running');
-    running.handle = transport.startTurn(request, {
+    return running;
+  }
+
+  private _sinkFor(running: IRunningTurn): ITurnSink {
+    return {
       frame: (frame: WireFrame) =>
         this._applyTo(running, running.reducer.apply(frame)),
       diagnostic: (message: string) =>
         this._applyTo(running, running.reducer.diagnostic(message)),
       end: (failure?: string) => this._endTurn(running, failure)
-    });
+    };
+  }
+
+  /**
+   * Show the runs other clients start on this thread (another tab, or a
+   * run still going after a reload), when the transport can see them.
+   */
+  private _followThread(): void {
+    this._following?.dispose();
+    this._following =
+      this._transport?.followThread?.(this._threadId, run =>
+        this._adoptForeignRun(run)
+      ) ?? null;
+  }
+
+  private _adoptForeignRun(run: IForeignRun): ITurnSink | null {
+    if (this._running) {
+      return null;
+    }
+    const running = this._openTurn(null);
+    running.handle = run;
+    return this._sinkFor(running);
   }
 
   private _applyTo(running: IRunningTurn, changes: TurnChange[]): void {
-    if (this._running !== running || changes.length === 0) {
+    // A turn that ended still reports what arrives late (as diagnostics).
+    if (running.detached || changes.length === 0) {
       return;
     }
     this._turnChanged.emit({ entry: running.entry, changes });
@@ -343,7 +388,10 @@ export class ChatModel implements IDisposable {
   private _detachRunning(): void {
     const running = this._running;
     this._running = null;
-    running?.handle.stop();
+    if (running) {
+      running.detached = true;
+      running.handle.stop();
+    }
   }
 
   private _add(entry: ChatEntry): void {
@@ -374,6 +422,7 @@ export class ChatModel implements IDisposable {
   private _status: ChatStatus = 'idle';
   private _transport: IAgentTransport | null = null;
   private _running: IRunningTurn | null = null;
+  private _following: IDisposable | null = null;
   private _isDisposed = false;
   private readonly _entryAdded = new Signal<this, ChatEntry>(this);
   private readonly _turnChanged = new Signal<this, ITurnUpdate>(this);
@@ -385,5 +434,7 @@ interface IRunningTurn {
   readonly entry: ITurnEntry;
   readonly reducer: TurnReducer;
   stopRequested: boolean;
-  handle: ITurnHandle;
+  /** The conversation moved on (new or restored); ignore this turn. */
+  detached: boolean;
+  handle: Pick<ITurnHandle, 'stop'>;
 }

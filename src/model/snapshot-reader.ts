@@ -47,7 +47,7 @@ export function readEntry(raw: unknown): ChatEntry {
     const turn: ITurnEntry = {
       kind: 'turn',
       key: string(entry.key, 'key'),
-      request: readRequest(entry.request),
+      request: nullable(entry.request, readRequest),
       state: readState(entry.state),
       startedAt: number(entry.startedAt, 'startedAt'),
       endedAt: nullable(entry.endedAt, v => number(v, 'endedAt')),
@@ -78,6 +78,18 @@ function readRequest(raw: unknown): TurnRequest {
       decisions: array(request.decisions, 'request.decisions').map(
         (decision, index) =>
           readDecision(decision, `request.decisions[${index}]`)
+      ),
+      reviews: array(request.reviews ?? [], 'request.reviews').map(
+        (review, index) => {
+          const where = `request.reviews[${index}]`;
+          const read = object(review, where);
+          return {
+            interruptIds: array(read.interruptIds, `${where}.interruptIds`).map(
+              (id, i) => string(id, `${where}.interruptIds[${i}]`)
+            ),
+            rows: number(read.rows, `${where}.rows`)
+          };
+        }
       )
     };
   }

@@ -39,7 +39,7 @@ export class TurnAnnouncer implements IDisposable {
   private _onEntryAdded(_: ChatModel, entry: ChatEntry): void {
     if (entry.kind === 'turn' && entry.state.outcome === null) {
       this.node.textContent =
-        entry.request.kind === 'resume'
+        entry.request?.kind === 'resume'
           ? this._trans.__('Sent your review; the agent continues.')
           : this._trans.__('The agent is answering.');
     }

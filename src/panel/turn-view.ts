@@ -6,6 +6,7 @@ import type { IItemAddress, IItemView, IItemViewContext } from './item-view';
 import { ReasoningView } from './reasoning-view';
 import { ReviewCardView } from './review-card';
 import { TextView } from './text-view';
+import { TurnActivityView } from './turn-activity';
 import { ToolView } from './tool-view';
 import { TurnFooter } from './turn-footer';
 
@@ -27,6 +28,9 @@ export class TurnView extends Panel {
     this._context = context;
     this.addClass('jp-AgentPanel-turn');
     this.node.dataset.turn = entry.key;
+    this._activity = new TurnActivityView(context.trans);
+    this.addWidget(new Widget({ node: this._activity.node }));
+    this._activity.render(entry.state);
     this._footer = new TurnFooter(context.trans, context.onRetry);
     this.addWidget(new Widget({ node: this._footer.node }));
     for (const item of entry.state.items) {
@@ -65,6 +69,11 @@ export class TurnView extends Panel {
         case 'diagnostic':
           footerChanged = true;
           break;
+        case 'state':
+        case 'activity':
+        case 'subagent':
+          this._activity.render(entry.state);
+          break;
       }
     }
     if (footerChanged) {
@@ -101,6 +110,13 @@ export class TurnView extends Panel {
     this._lastView?.superseded?.();
     this._lastView = view;
     view.widget.node.dataset.item = String(item.key);
+    if ('subagent' in item && item.subagent) {
+      // Shown by CSS before the item: which subagent produced it.
+      view.widget.node.dataset.via = this._context.trans.__(
+        'via %1',
+        item.subagent.name ?? item.subagent.id
+      );
+    }
     this._views.set(item.key, view);
     this.insertWidget(this.widgets.length - 1, view.widget);
     view.update(item);
@@ -118,7 +134,7 @@ export class TurnView extends Panel {
         return new ReasoningView(context);
       case 'tool':
         return new ToolView(context, {
-          afterReview: this._entry.request.kind === 'resume'
+          afterReview: this._entry.request?.kind === 'resume'
         });
       case 'extraction':
         return new ExtractionView(context, address);
@@ -152,6 +168,7 @@ export class TurnView extends Panel {
 
   private _entry: ITurnEntry;
   private readonly _context: ITurnViewContext;
+  private readonly _activity: TurnActivityView;
   private readonly _footer: TurnFooter;
   private readonly _views = new Map<number, IItemView>();
   private _lastView: IItemView | null = null;

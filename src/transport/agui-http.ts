@@ -6,7 +6,7 @@
 import type { ServerConnection } from '@jupyterlab/services';
 import { parseEvent } from '../agui/events';
 import { sinkOutput } from '../agui/output';
-import { chatInput, resumeInput } from '../agui/request';
+import { chatInput, openInterrupts, resumeInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper, CANCELLED_BY_USER } from '../agui/to-chunk-frames';
 import type { IEndpointSettings } from '../settings';
@@ -188,7 +188,7 @@ class AguiHttpTurn implements ITurnHandle {
     const { input, note } = resumeInput(
       request.threadId,
       request.decisions,
-      this._thread.openInterrupts
+      openInterrupts(this._thread.openInterrupts, request.reviews)
     );
     if (note) {
       this._sink.diagnostic(`${this._options.url}: ${note}`);

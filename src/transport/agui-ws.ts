@@ -10,7 +10,7 @@ import type { IDisposable } from '@lumino/disposable';
 import { ChanxConnection, type SocketFactory } from '../agui/chanx';
 import { parseEvent, stringField } from '../agui/events';
 import { sinkOutput } from '../agui/output';
-import { chatInput, resumeInput } from '../agui/request';
+import { chatInput, openInterrupts, resumeInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper, CANCELLED_BY_USER } from '../agui/to-chunk-frames';
 import type { IEndpointSettings } from '../settings';
@@ -502,7 +502,7 @@ class WsTurn implements ITurnHandle {
     const { input, note } = resumeInput(
       request.threadId,
       request.decisions,
-      thread.openInterrupts
+      openInterrupts(thread.openInterrupts, request.reviews)
     );
     if (note) {
       this.diagnostic(`${this._options.url}: ${note}`);

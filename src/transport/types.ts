@@ -19,7 +19,17 @@ export type TurnRequest =
       message: string;
       context?: ITurnContext;
     }
-  | { kind: 'resume'; threadId: string; decisions: Decision[] };
+  | {
+      kind: 'resume';
+      threadId: string;
+      decisions: Decision[];
+      /**
+       * The reviews these decisions answer, in order: each one's interrupt
+       * ids (when the producer revealed them) and how many decisions it
+       * takes. Lets AG-UI address each interrupt even after a page reload.
+       */
+      reviews?: { interruptIds: string[]; rows: number }[];
+    };
 
 /**
  * Where a transport delivers a turn. Transports parse at the edge: only
