@@ -5,6 +5,7 @@ lazily so the package loads without it (health then says how to install it).
 """
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -12,6 +13,13 @@ from typing import Any, Optional
 DEFAULT_SPEC = "langstage_core.demo.tools:graph"
 SPEC_ENV = "LANGSTAGE_AGENT_SPEC"
 INSTALL_HINT = 'pip install "langstage-core[agui,stub]"'
+
+logger = logging.getLogger(__name__)
+# Why a resume was refused (HTTP 409 / comm ``rejected``, reason ``nothing_pending``).
+NOTHING_PENDING = (
+    "This review was already answered (in another tab or window, or by an earlier click): "
+    "the agent is not waiting for a decision, so nothing was resumed."
+)
 
 
 @dataclass
@@ -95,6 +103,29 @@ def load_agent(
         extractors=_as_list(extractors),
         name=name,
     )
+
+
+async def has_pending_interrupt(agent: Any, thread_id: str) -> bool:
+    """Whether ``thread_id`` waits on an interrupt in ``agent``'s checkpointer.
+
+    A resume with nothing pending would run the graph anyway (an empty turn on
+    a finished thread, or a fresh run on an unknown one), so the server and the
+    kernel helper refuse it instead. When the state cannot be read (an agent
+    without a LangGraph graph), the answer is True: the resume goes ahead as it
+    always did.
+    """
+    graph = getattr(agent, "graph", None)
+    if graph is None or not hasattr(graph, "aget_state"):
+        return True
+    try:
+        state = await graph.aget_state({"configurable": {"thread_id": thread_id}})
+    except Exception:  # noqa: BLE001 - unreadable state: do not block the resume
+        logger.warning("agent-panel: cannot read the state of thread %r", thread_id, exc_info=True)
+        return True
+    interrupts = getattr(state, "interrupts", None)
+    if interrupts is None:  # LangGraph before StateSnapshot.interrupts
+        interrupts = [i for task in getattr(state, "tasks", ()) for i in getattr(task, "interrupts", ())]
+    return len(interrupts) > 0
 
 
 def _as_list(extractors: Any) -> list:

@@ -2,4 +2,5 @@ export namespace CommandIDs {
   export const open = 'agent-panel:open';
   export const newConversation = 'agent-panel:new-conversation';
   export const focusComposer = 'agent-panel:focus-composer';
+  export const testConnection = 'agent-panel:test-connection';
 }

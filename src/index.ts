@@ -1,6 +1,13 @@
 import { aguiPlugin } from './plugins/agui';
 import { commPlugin } from './plugins/comm';
+import { contextPlugin } from './plugins/context';
 import { notebookPlugin } from './plugins/notebook';
 import { panelPlugin } from './plugins/panel';
 
-export default [panelPlugin, notebookPlugin, commPlugin, aguiPlugin];
+export default [
+  panelPlugin,
+  notebookPlugin,
+  commPlugin,
+  aguiPlugin,
+  contextPlugin
+];

@@ -1,10 +1,17 @@
 /**
  * Typed view of the `jupyterlab-agent-panel:plugin` settings.
  *
- * The schema validates shapes; this module adds what JSON Schema cannot say
- * (unique names, a default that exists, a usable URL) and reports each problem
- * with the field it concerns.
+ * The schema validates shapes in the Settings Editor; this module reads the
+ * composite again (it may come from a hand-edited overrides file), adds what
+ * JSON Schema cannot say (unique names, a default that exists, a usable URL,
+ * headers a browser can send) and reports each problem with the field it
+ * concerns and what is used instead.
  */
+import {
+  type ContextDefaults,
+  DEFAULT_CONTEXT_DEFAULTS,
+  readContextDefaults
+} from './model/context-capture';
 
 export type TransportKind = 'http' | 'comm' | 'agui';
 
@@ -25,6 +32,8 @@ export interface IPanelSettings {
   maxToolResultChars: number;
   insertPosition: 'below-active' | 'end';
   sendKey: 'Enter' | 'Ctrl+Enter';
+  /** Which context goes with a message unless removed from it. */
+  context: ContextDefaults;
 }
 
 export interface ISettingsProblem {
@@ -57,35 +66,85 @@ export const DEFAULT_SETTINGS: IPanelSettings = {
   defaultEndpoint: DEFAULT_ENDPOINT.name,
   maxToolResultChars: 2000,
   insertPosition: 'below-active',
-  sendKey: 'Enter'
+  sendKey: 'Enter',
+  context: DEFAULT_CONTEXT_DEFAULTS
 };
 
+/** The schema's `minimum` of `maxToolResultChars`. */
+export const MIN_TOOL_RESULT_CHARS = 100;
+
 const TRANSPORTS: readonly TransportKind[] = ['http', 'comm', 'agui'];
+const INSERT_POSITIONS: readonly IPanelSettings['insertPosition'][] = [
+  'below-active',
+  'end'
+];
+const SEND_KEYS: readonly IPanelSettings['sendKey'][] = ['Enter', 'Ctrl+Enter'];
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers a page may not set: the browser drops them without a word. */
+const FORBIDDEN_HEADERS = new Set([
+  'accept-charset',
+  'accept-encoding',
+  'access-control-request-headers',
+  'access-control-request-method',
+  'connection',
+  'content-length',
+  'cookie',
+  'cookie2',
+  'date',
+  'dnt',
+  'expect',
+  'host',
+  'keep-alive',
+  'origin',
+  'referer',
+  'set-cookie',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'via'
+]);
 
 /**
- * Read the composite settings. Invalid endpoints are dropped (and reported),
- * so one bad entry never disables the panel.
+ * Read the composite settings. Invalid endpoints are dropped and invalid
+ * values replaced by their default (each reported), so one bad entry never
+ * disables the panel.
  */
 export function parseSettings(composite: unknown): {
   settings: IPanelSettings;
   problems: ISettingsProblem[];
 } {
-  const raw = isObject(composite) ? composite : {};
   const problems: ISettingsProblem[] = [];
+  const read = new FieldReader(problems);
+  const raw = isObject(composite) ? composite : {};
+  if (!isObject(composite) && composite !== undefined && composite !== null) {
+    problems.push({
+      field: '(settings)',
+      message: 'the settings are not a JSON object; using the defaults'
+    });
+  }
+  let rawEndpoints: unknown[] = DEFAULT_SETTINGS.endpoints;
+  if (Array.isArray(raw.endpoints)) {
+    rawEndpoints = raw.endpoints;
+  } else if (raw.endpoints !== undefined) {
+    problems.push({
+      field: 'endpoints',
+      message: 'must be a list of endpoints; using the built-in ones'
+    });
+  }
   const endpoints: IEndpointSettings[] = [];
-  const rawEndpoints = Array.isArray(raw.endpoints)
-    ? raw.endpoints
-    : DEFAULT_SETTINGS.endpoints;
-  rawEndpoints.forEach((entry: unknown, index: number) => {
+  rawEndpoints.forEach((entry, index) => {
     const field = `endpoints[${index}]`;
-    const endpoint = parseEndpoint(entry, field, problems);
+    const endpoint = parseEndpoint(entry, field, read);
     if (!endpoint) {
       return;
     }
     if (endpoints.some(e => e.name === endpoint.name)) {
       problems.push({
         field: `${field}.name`,
-        message: `the name "${endpoint.name}" is used by another endpoint`
+        message: `the name "${endpoint.name}" is used by another endpoint; this one is left out`
       });
       return;
     }
@@ -98,7 +157,11 @@ export function parseSettings(composite: unknown): {
     });
     endpoints.push(DEFAULT_ENDPOINT);
   }
-  let defaultEndpoint = stringOr(raw.defaultEndpoint, endpoints[0].name);
+  let defaultEndpoint = read.string(
+    raw.defaultEndpoint,
+    'defaultEndpoint',
+    endpoints[0].name
+  );
   if (!endpoints.some(e => e.name === defaultEndpoint)) {
     problems.push({
       field: 'defaultEndpoint',
@@ -110,85 +173,200 @@ export function parseSettings(composite: unknown): {
     settings: {
       endpoints,
       defaultEndpoint,
-      maxToolResultChars: positiveOr(
+      maxToolResultChars: read.number(
         raw.maxToolResultChars,
-        DEFAULT_SETTINGS.maxToolResultChars
+        'maxToolResultChars',
+        DEFAULT_SETTINGS.maxToolResultChars,
+        MIN_TOOL_RESULT_CHARS,
+        true
       ),
-      insertPosition: raw.insertPosition === 'end' ? 'end' : 'below-active',
-      sendKey: raw.sendKey === 'Ctrl+Enter' ? 'Ctrl+Enter' : 'Enter'
+      insertPosition: read.oneOf(
+        raw.insertPosition,
+        'insertPosition',
+        INSERT_POSITIONS,
+        DEFAULT_SETTINGS.insertPosition
+      ),
+      sendKey: read.oneOf(
+        raw.sendKey,
+        'sendKey',
+        SEND_KEYS,
+        DEFAULT_SETTINGS.sendKey
+      ),
+      context: readContextDefaults(raw.context, problems)
     },
     problems
   };
 }
 
+/** One problem per line, for a notification or a log. */
+export function describeProblems(problems: ISettingsProblem[]): string {
+  return problems
+    .map(problem => `${problem.field}: ${problem.message}`)
+    .join('\n');
+}
+
+/** Whether two endpoints would build the same transport. */
+export function sameEndpoint(
+  a: IEndpointSettings,
+  b: IEndpointSettings
+): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 function parseEndpoint(
   entry: unknown,
   field: string,
-  problems: ISettingsProblem[]
+  read: FieldReader
 ): IEndpointSettings | null {
+  const problems = read.problems;
   if (!isObject(entry)) {
-    problems.push({ field, message: 'must be an object' });
+    problems.push({ field, message: 'must be an object; left out' });
     return null;
   }
-  const name = stringOr(entry.name, '').trim();
+  const name = read.string(entry.name, `${field}.name`, '').trim();
   if (!name) {
-    problems.push({ field: `${field}.name`, message: 'a name is required' });
-    return null;
-  }
-  const transport = entry.transport ?? 'http';
-  if (!TRANSPORTS.includes(transport as TransportKind)) {
     problems.push({
-      field: `${field}.transport`,
-      message: `"${String(transport)}" is not one of ${TRANSPORTS.join(', ')}`
+      field: `${field}.name`,
+      message: 'a name is required; this endpoint is left out'
     });
     return null;
   }
-  const url = stringOr(entry.url, '').trim();
-  if (transport !== 'comm') {
-    const urlProblem = checkUrl(url, transport as TransportKind);
+  const transport = entry.transport ?? DEFAULT_ENDPOINT.transport;
+  if (!TRANSPORTS.includes(transport as TransportKind)) {
+    problems.push({
+      field: `${field}.transport`,
+      message: `${JSON.stringify(transport)} is not one of ${TRANSPORTS.join(', ')}; this endpoint is left out`
+    });
+    return null;
+  }
+  const kind = transport as TransportKind;
+  const url = read.string(entry.url, `${field}.url`, '').trim();
+  if (kind !== 'comm') {
+    const urlProblem = checkUrl(url, kind);
     if (urlProblem) {
       problems.push({ field: `${field}.url`, message: urlProblem });
       return null;
     }
   }
-  const headers: Record<string, string> = {};
-  if (isObject(entry.headers)) {
-    for (const [key, value] of Object.entries(entry.headers)) {
-      if (typeof value === 'string') {
-        headers[key] = value;
-      } else {
-        problems.push({
-          field: `${field}.headers.${key}`,
-          message: 'a header value must be a string'
-        });
-      }
-    }
-  }
   return {
     name,
-    transport: transport as TransportKind,
+    transport: kind,
     url,
-    headers,
+    headers: readHeaders(entry.headers, field, kind, url, problems),
     commTarget:
-      stringOr(entry.commTarget, '').trim() || DEFAULT_ENDPOINT.commTarget,
-    notebook: stringOr(entry.notebook, '').trim(),
-    connectTimeoutSeconds: positiveOr(
+      read.string(entry.commTarget, `${field}.commTarget`, '').trim() ||
+      DEFAULT_ENDPOINT.commTarget,
+    notebook: read.string(entry.notebook, `${field}.notebook`, '').trim(),
+    connectTimeoutSeconds: read.number(
       entry.connectTimeoutSeconds,
-      DEFAULT_ENDPOINT.connectTimeoutSeconds
+      `${field}.connectTimeoutSeconds`,
+      DEFAULT_ENDPOINT.connectTimeoutSeconds,
+      1
     ),
-    idleTimeoutSeconds: nonNegativeOr(
+    idleTimeoutSeconds: read.number(
       entry.idleTimeoutSeconds,
-      DEFAULT_ENDPOINT.idleTimeoutSeconds
+      `${field}.idleTimeoutSeconds`,
+      DEFAULT_ENDPOINT.idleTimeoutSeconds,
+      0
     )
   };
+}
+
+/** The headers a browser will really send; the others are reported. */
+function readHeaders(
+  raw: unknown,
+  field: string,
+  transport: TransportKind,
+  url: string,
+  problems: ISettingsProblem[]
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (raw === undefined) {
+    return headers;
+  }
+  if (!isObject(raw)) {
+    problems.push({
+      field: `${field}.headers`,
+      message: 'must be an object of header names to values; ignored'
+    });
+    return headers;
+  }
+  for (const [name, value] of Object.entries(raw)) {
+    const where = `${field}.headers.${name}`;
+    if (typeof value !== 'string') {
+      problems.push({
+        field: where,
+        message: 'a header value must be a string; not sent'
+      });
+    } else if (!HEADER_NAME.test(name)) {
+      problems.push({
+        field: where,
+        message: `"${name}" is not a valid header name; not sent`
+      });
+    } else if (/[\r\n\0]/.test(value)) {
+      problems.push({
+        field: where,
+        message: 'a header value cannot contain line breaks; not sent'
+      });
+    } else if (isForbiddenHeader(name)) {
+      problems.push({
+        field: where,
+        message: `browsers do not let a page set "${name}"; not sent`
+      });
+    } else {
+      headers[name] = value;
+    }
+  }
+  if (Object.keys(headers).length === 0) {
+    return headers;
+  }
+  if (transport === 'comm') {
+    problems.push({
+      field: `${field}.headers`,
+      message: 'the comm transport sends no HTTP requests; ignored'
+    });
+  } else if (/^wss?:/i.test(url)) {
+    problems.push({
+      field: `${field}.headers`,
+      message: 'browsers cannot send headers with a websocket; ignored'
+    });
+  } else if (isUnderJupyterBaseUrl(url)) {
+    problems.push({
+      field: `${field}.headers`,
+      message:
+        "a relative URL is a Jupyter server route, which gets Jupyter's own credentials instead; ignored"
+    });
+  }
+  return headers;
+}
+
+function isForbiddenHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    FORBIDDEN_HEADERS.has(lower) ||
+    lower.startsWith('proxy-') ||
+    lower.startsWith('sec-')
+  );
+}
+
+/**
+ * A relative path with no `..` segment resolves under the Jupyter base URL
+ * whatever that is (see `transport/endpoint.ts`).
+ */
+function isUnderJupyterBaseUrl(url: string): boolean {
+  if (hasScheme(url) || url.startsWith('/')) {
+    return false;
+  }
+  const path = url.split(/[?#]/)[0];
+  return !path.split('/').includes('..');
 }
 
 /** Why a URL setting cannot be used, or null when it can. */
 function checkUrl(url: string, transport: TransportKind): string | null {
   if (!url) {
-    return 'a URL is required for this transport';
+    return 'a URL is required for this transport; this endpoint is left out';
   }
-  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) {
+  if (hasScheme(url)) {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -207,22 +385,73 @@ function checkUrl(url: string, transport: TransportKind): string | null {
   return null;
 }
 
+/** Reads optional fields: absent gives the default quietly, wrong reports. */
+class FieldReader {
+  constructor(readonly problems: ISettingsProblem[]) {}
+
+  string(value: unknown, field: string, fallback: string): string {
+    if (value === undefined || typeof value === 'string') {
+      return value ?? fallback;
+    }
+    this._replaced(field, 'must be a string', JSON.stringify(fallback));
+    return fallback;
+  }
+
+  number(
+    value: unknown,
+    field: string,
+    fallback: number,
+    minimum: number,
+    integer = false
+  ): number {
+    if (value === undefined) {
+      return fallback;
+    }
+    const valid =
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      value >= minimum &&
+      (!integer || Number.isInteger(value));
+    if (valid) {
+      return value;
+    }
+    this._replaced(
+      field,
+      `must be ${integer ? 'a whole number' : 'a number'} of at least ${minimum} (got ${JSON.stringify(value)})`,
+      String(fallback)
+    );
+    return fallback;
+  }
+
+  oneOf<T extends string>(
+    value: unknown,
+    field: string,
+    allowed: readonly T[],
+    fallback: T
+  ): T {
+    if (value === undefined) {
+      return fallback;
+    }
+    if (allowed.includes(value as T)) {
+      return value as T;
+    }
+    this._replaced(
+      field,
+      `${JSON.stringify(value)} is not one of ${allowed.map(a => JSON.stringify(a)).join(', ')}`,
+      JSON.stringify(fallback)
+    );
+    return fallback;
+  }
+
+  private _replaced(field: string, why: string, used: string): void {
+    this.problems.push({ field, message: `${why}; using ${used}` });
+  }
+}
+
+function hasScheme(url: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:/i.test(url);
+}
+
 function isObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function stringOr(value: unknown, fallback: string): string {
-  return typeof value === 'string' ? value : fallback;
-}
-
-function positiveOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0
-    ? value
-    : fallback;
-}
-
-function nonNegativeOr(value: unknown, fallback: number): number {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0
-    ? value
-    : fallback;
 }

@@ -7,6 +7,27 @@ from pathlib import Path
 GRAPHS = Path(__file__).parent / "graphs"
 TERMINAL_STATUSES = {"complete", "error", "cancelled"}
 
+# What the panel sends besides a cell (src/model/context-capture.ts): an editor
+# selection with 1-based lines, and a selection it capped itself to the limit,
+# ending with the note the server would add (so the server never cuts it again):
+# a 5321-character selection, as context-capture.spec.ts checks.
+PANEL_CAPPED = "a" * 1964 + "\n… (truncated, 3357 more characters)"
+PANEL_CONTEXT_FORMS = [
+    (
+        {"current_directory": "src", "focused_widget": "src/util.py", "selected_text": "b\nc", "selection_metadata": "lines_4-9"},
+        "\n\nCurrent directory: src\nCurrently focused file: src/util.py"
+        "\nUser has selected the following text from lines 4-9:\n```\nb\nc\n```",
+    ),
+    (
+        {"selected_text": "b", "selection_metadata": "line_4"},
+        "\n\nUser has selected the following text from line 4:\n```\nb\n```",
+    ),
+    (
+        {"selected_text": PANEL_CAPPED, "selection_metadata": "cell_0"},
+        f"\n\nUser has selected the following text from cell index 0:\n```\n{PANEL_CAPPED}\n```",
+    ),
+]
+
 
 def graph_spec(name: str) -> str:
     """The ``file.py:graph`` spec of a test graph in ``tests/graphs``."""

@@ -2,7 +2,7 @@
 import pytest
 from langstage_core.demo._context import user_text
 
-from helpers import graph_spec, text_of
+from helpers import PANEL_CAPPED, PANEL_CONTEXT_FORMS, graph_spec, text_of
 from jupyterlab_agent_panel.context import SELECTION_LIMIT, message_with_context
 
 FULL_CONTEXT = {
@@ -16,6 +16,9 @@ FULL_BLOCK = (
     "\nCurrently focused file: notes/analysis.ipynb"
     "\nUser has selected the following text from cell index 3:\n```\nx = 1\n```"
 )
+
+def test_the_panel_caps_within_the_limit():
+    assert len(PANEL_CAPPED) <= SELECTION_LIMIT
 
 
 def test_all_fields_make_one_trailing_block():
@@ -89,6 +92,12 @@ class TestEchoAllSeesTheBlock:
         frames = await run_turn("chat", {"message": "hello", "thread_id": "t", **FULL_CONTEXT})
 
         assert text_of(frames) == "echo: hello" + FULL_BLOCK
+
+    @pytest.mark.parametrize(("context", "block"), PANEL_CONTEXT_FORMS, ids=["editor-lines", "editor-line", "capped-selection"])
+    async def test_each_form_the_panel_sends_arrives(self, run_turn, context, block):
+        frames = await run_turn("chat", {"message": "hello", "thread_id": "t-forms", **context})
+
+        assert text_of(frames) == "echo: hello" + block
 
 
 async def test_demo_echo_leaves_the_block_out(run_turn):

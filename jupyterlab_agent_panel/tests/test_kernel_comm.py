@@ -11,6 +11,7 @@ import uuid
 from datetime import datetime
 
 import pytest
+from helpers import PANEL_CONTEXT_FORMS
 from kernel_comm_client import GRAPHS_DIR, KernelUnderTest, PanelComm, frames_of
 
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
@@ -197,6 +198,12 @@ def test_context_is_appended_as_the_http_server_does(kernel, panel):
         "echo: hi\n\nCurrent directory: work/notes\nCurrently focused file: work/notes/a.ipynb\n"
         "User has selected the following text from cell index 2:\n```\nx = 1\n```"
     )
+
+    # The other forms the panel sends arrive the same way as over HTTP (test_context.py).
+    for form, block in PANEL_CONTEXT_FORMS:
+        turn_id = panel.start_turn("hi", new_thread(), context=form)
+        panel.wait_turn_end(turn_id)
+        assert "".join(f.get("chunk", "") for f in frames_of(panel.turn(turn_id))) == "echo: hi" + block
 
 
 def test_a_cell_completes_while_a_turn_streams(kernel, panel):

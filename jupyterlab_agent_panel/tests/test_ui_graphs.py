@@ -114,6 +114,14 @@ async def test_slow_ticks_every_half_second_and_stops_on_cancel(open_stream, pos
     assert time.monotonic() - cancelled < 5
 
 
+async def test_slow_gives_a_short_turn_when_asked_for_n_ticks(run_turn):
+    # The queue's UI test sends "ticks=N" messages so that queued turns end soon.
+    frames = await run_turn("agents/slow/chat", {"message": "second ticks=2", "thread_id": "t-short"})
+
+    assert text_of(frames) == "tick1 tick2"
+    assert assert_one_terminal_last(frames) == COMPLETE
+
+
 async def test_echo_returns_the_message_and_context_verbatim(run_turn):
     context = {"current_directory": "notes", "focused_widget": "notes/a.ipynb", "selected_text": "x = 1"}
 

@@ -88,8 +88,10 @@ describe('ChatPanel composer', () => {
     expect($('.jp-AgentPanel-send').hidden).toBe(true);
     typeInto(input, 'next question');
     key({ key: 'Enter' });
+    // Queued for when the turn completes, not sent.
     expect(transport.turns).toHaveLength(1);
-    expect(input.value).toBe('next question');
+    expect(input.value).toBe('');
+    expect($('.jp-AgentPanel-queueText').textContent).toBe('next question');
     click($('.jp-AgentPanel-stop'));
     key({ key: 'Escape' });
     expect(transport.lastTurn.stops).toBe(2);

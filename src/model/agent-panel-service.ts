@@ -1,24 +1,69 @@
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 import { DisposableDelegate, IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import {
   DEFAULT_SETTINGS,
   IEndpointSettings,
   IPanelSettings,
+  sameEndpoint,
   TransportKind
 } from '../settings';
 import type { IAgentPanel, IItemAction, TransportFactory } from '../tokens';
+import type { IConnectionProbe } from '../transport/probe';
 import type { IAgentTransport } from '../transport/types';
-import type { ChatModel, ChatStatus } from './chat-model';
+import type { ChatEntry, ChatModel, ChatStatus } from './chat-model';
+import type { IConnectionReport } from './connection-check';
+import { ComposerContext } from './composer-context';
 import { HealthMonitor } from './health-monitor';
+import { MessageQueue } from './message-queue';
+import { PlanTracker } from './plan';
+
+/** A "Test connection" started (`report` null) or finished. */
+export interface IConnectionTestEvent {
+  endpoint: string;
+  report: IConnectionReport | null;
+}
+
+export interface IAgentPanelServiceOptions {
+  /**
+   * What "Test connection" uses for HTTP endpoints and the server's view;
+   * loaded when a test first runs.
+   */
+  loadProbe?: () => Promise<IConnectionProbe>;
+  trans?: TranslationBundle;
+}
 
 /**
- * Connects the chat model to the transport its endpoint needs, and keeps
+ * Connects the conversation to the transport its endpoint needs, and keeps
  * the item actions other plugins contribute.
+ *
+ * Each conversation belongs to an endpoint (`ChatModel.endpointName`, saved
+ * with it): the one picked for it, or the one its first message went to. A
+ * new conversation follows the default endpoint until then. Settings apply
+ * at once; the transport is rebuilt only when its endpoint's settings change.
  */
 export class AgentPanelService implements IAgentPanel, IDisposable {
-  constructor(readonly model: ChatModel) {
+  constructor(
+    readonly model: ChatModel,
+    options: IAgentPanelServiceOptions = {}
+  ) {
+    this._loadProbe = options.loadProbe ?? null;
+    this._trans =
+      options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
     model.statusChanged.connect(this._onStatus, this);
+    model.endpointChanged.connect(this._onEndpointChanged, this);
+    model.entryAdded.connect(this._onEntryAdded, this);
+    this.queue = new MessageQueue(model, this._trans);
+    this.plan = new PlanTracker(model);
   }
+
+  /** Messages typed while the agent works, sent as turns complete. */
+  readonly queue: MessageQueue;
+  readonly plan: PlanTracker;
+  readonly composerContext = new ComposerContext();
 
   get settings(): IPanelSettings {
     return this._settings;
@@ -28,10 +73,28 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     return this._settingsChanged;
   }
 
-  /** The endpoint new turns go to. */
+  /** The endpoint of the conversation (its own, else the default). */
   get endpoint(): IEndpointSettings {
+    const { endpoints } = this._settings;
+    const own = this.model.endpointName;
+    return (
+      (own !== null && endpoints.find(e => e.name === own)) ||
+      this.defaultEndpoint
+    );
+  }
+
+  get defaultEndpoint(): IEndpointSettings {
     const { endpoints, defaultEndpoint } = this._settings;
     return endpoints.find(e => e.name === defaultEndpoint) ?? endpoints[0];
+  }
+
+  /**
+   * The conversation's own endpoint when the settings no longer have it
+   * (the default is used instead), else null.
+   */
+  get missingEndpoint(): string | null {
+    const own = this.model.endpointName;
+    return own !== null && own !== this.endpoint.name ? own : null;
   }
 
   /** Why the endpoint cannot be used, or null. */
@@ -42,6 +105,16 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   /** The endpoint, its transport or its problem changed. */
   get connectionChanged(): ISignal<this, void> {
     return this._connectionChanged;
+  }
+
+  /** A "Test connection" started or finished. */
+  get connectionTest(): ISignal<this, IConnectionTestEvent> {
+    return this._connectionTest;
+  }
+
+  /** A "Test connection" runs. */
+  get testing(): boolean {
+    return this._testing;
   }
 
   /** The health of the current endpoint; polled once `health.start()` runs. */
@@ -63,16 +136,88 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this._connect();
   }
 
+  /** Why the conversation cannot change endpoint now, or null. */
+  get switchBlocked(): string | null {
+    switch (this.model.status) {
+      case 'running':
+        return this._trans.__(
+          'A turn is running: switch endpoints once it ends (or press Stop).'
+        );
+      case 'awaiting-decision':
+        return this._trans.__(
+          'The agent waits for your review: answer it before switching endpoints (only this endpoint can resume it).'
+        );
+      default:
+        return null;
+    }
+  }
+
+  /** Move the conversation to the endpoint `name`; throws why it cannot. */
+  selectEndpoint(name: string): void {
+    if (!this._settings.endpoints.some(e => e.name === name)) {
+      throw new Error(this._trans.__('No endpoint is named "%1".', name));
+    }
+    if (name === this.endpoint.name && this.model.endpointName === name) {
+      return;
+    }
+    const blocked = this.switchBlocked;
+    if (blocked) {
+      throw new Error(blocked);
+    }
+    this.model.endpointName = name;
+  }
+
+  /** Check the current endpoint once and say what is wrong, if anything. */
+  async testConnection(): Promise<IConnectionReport> {
+    const loadProbe = this._loadProbe;
+    if (!loadProbe) {
+      throw new Error('AgentPanelService: no connection probe was given');
+    }
+    const endpoint = this.endpoint;
+    this._testing = true;
+    this._connectionTest.emit({ endpoint: endpoint.name, report: null });
+    let report: IConnectionReport;
+    try {
+      const [{ checkConnection }, probe] = await Promise.all([
+        import('./connection-check'),
+        loadProbe()
+      ]);
+      report = await checkConnection({
+        endpoint,
+        transport: this.model.transport,
+        problem: this._problem,
+        probe,
+        trans: this._trans
+      });
+    } catch (error) {
+      report = {
+        endpoint: endpoint.name,
+        target: endpoint.url,
+        verdict: 'unreachable',
+        ok: false,
+        summary: this._trans.__('The check itself failed'),
+        detail: error instanceof Error ? error.message : String(error)
+      };
+    } finally {
+      this._testing = false;
+    }
+    if (!this._isDisposed) {
+      this._health.refresh();
+      this._connectionTest.emit({ endpoint: endpoint.name, report });
+    }
+    return report;
+  }
+
   registerTransport(
     kind: TransportKind,
     factory: TransportFactory
   ): IDisposable {
     this._factories.set(kind, factory);
-    this._connect();
+    this._connect(kind === this.endpoint.transport);
     return new DisposableDelegate(() => {
       if (this._factories.get(kind) === factory) {
         this._factories.delete(kind);
-        this._connect();
+        this._connect(kind === this.endpoint.transport);
       }
     });
   }
@@ -91,6 +236,12 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
       return;
     }
     this._isDisposed = true;
+    this.model.statusChanged.disconnect(this._onStatus, this);
+    this.model.endpointChanged.disconnect(this._onEndpointChanged, this);
+    this.model.entryAdded.disconnect(this._onEntryAdded, this);
+    this.queue.dispose();
+    this.plan.dispose();
+    this.composerContext.dispose();
     this._health.dispose();
     this.model.transport?.dispose();
     this.model.transport = null;
@@ -99,17 +250,31 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     Signal.clearData(this);
   }
 
-  private _connect(): void {
+  /**
+   * Build the transport of the conversation's endpoint, unless it is already
+   * connected with the same settings (`force`: its factory changed).
+   * Returns whether it reconnected.
+   */
+  private _connect(force = false): boolean {
     if (this._isDisposed) {
-      return;
+      return false;
     }
     const endpoint = this.endpoint;
+    const connected = this._connected;
+    if (!force && connected && sameEndpoint(connected, endpoint)) {
+      return false;
+    }
+    this._connected = endpoint;
     const factory = this._factories.get(endpoint.transport);
     this._retire(this.model.transport);
     this.model.transport = null;
     this._problem = null;
     if (!factory) {
-      this._problem = `No ${endpoint.transport} transport is available for endpoint "${endpoint.name}".`;
+      this._problem = this._trans.__(
+        'No %1 transport is available for endpoint "%2".',
+        endpoint.transport,
+        endpoint.name
+      );
     } else {
       try {
         const transport = factory(endpoint);
@@ -127,12 +292,27 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
       this._problem
     );
     this._connectionChanged.emit();
+    return true;
   }
 
   /** E.g. the comm now follows another notebook: its kernel may differ. */
   private _onLabelChanged(): void {
     this._health.refresh();
     this._connectionChanged.emit();
+  }
+
+  private _onEndpointChanged(): void {
+    if (!this._connect()) {
+      // Same endpoint, but the conversation's own name may have changed.
+      this._connectionChanged.emit();
+    }
+  }
+
+  /** A conversation belongs to the endpoint its messages go to. */
+  private _onEntryAdded(_: ChatModel, entry: ChatEntry): void {
+    if (entry.kind === 'user') {
+      this.model.endpointName = this.endpoint.name;
+    }
   }
 
   /** A running turn keeps its transport until it ends. */
@@ -157,11 +337,18 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
 
   private _settings: IPanelSettings = DEFAULT_SETTINGS;
   private _problem: string | null = null;
+  private _connected: IEndpointSettings | null = null;
   private _isDisposed = false;
   private _itemActions: IItemAction[] = [];
+  private readonly _loadProbe: (() => Promise<IConnectionProbe>) | null;
+  private readonly _trans: TranslationBundle;
   private readonly _health = new HealthMonitor();
   private readonly _factories = new Map<TransportKind, TransportFactory>();
   private readonly _retiring = new Set<IAgentTransport>();
   private readonly _settingsChanged = new Signal<this, IPanelSettings>(this);
   private readonly _connectionChanged = new Signal<this, void>(this);
+  private _testing = false;
+  private readonly _connectionTest = new Signal<this, IConnectionTestEvent>(
+    this
+  );
 }

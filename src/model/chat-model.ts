@@ -11,6 +11,7 @@ import type {
   ITurnContext,
   ITurnHandle,
   ITurnSink,
+  TurnRefusal,
   TurnRequest
 } from '../transport/types';
 import type { WireFrame } from '../wire/frames';
@@ -58,6 +59,8 @@ export interface ITurnUpdate {
 export interface IChatRestore {
   threadId: string;
   entries: ChatEntry[];
+  /** The endpoint the conversation belongs to; absent or null: the default. */
+  endpointName?: string | null;
 }
 
 /**
@@ -92,6 +95,26 @@ export class ChatModel implements IDisposable {
   set transport(transport: IAgentTransport | null) {
     this._transport = transport;
     this._followThread();
+  }
+
+  /**
+   * The name of the endpoint this conversation belongs to (saved with it);
+   * null until it is chosen or its first message is sent: it then follows
+   * the default endpoint. The panel service connects to it.
+   */
+  get endpointName(): string | null {
+    return this._endpointName;
+  }
+
+  set endpointName(name: string | null) {
+    if (this._endpointName !== name) {
+      this._endpointName = name;
+      this._endpointChanged.emit(name);
+    }
+  }
+
+  get endpointChanged(): ISignal<this, string | null> {
+    return this._endpointChanged;
   }
 
   get isDisposed(): boolean {
@@ -184,15 +207,18 @@ export class ChatModel implements IDisposable {
       entry: last,
       changes: cards.map(item => ({ type: 'updated', item }))
     });
-    this._startTurn({
-      kind: 'resume',
-      threadId: this._threadId,
-      decisions: envelope.decisions,
-      reviews: cards.map(card => ({
-        interruptIds: [...card.interruptIds],
-        rows: Math.max(card.actions.length, 1)
-      }))
-    });
+    this._startTurn(
+      {
+        kind: 'resume',
+        threadId: this._threadId,
+        decisions: envelope.decisions,
+        reviews: cards.map(card => ({
+          interruptIds: [...card.interruptIds],
+          rows: Math.max(card.actions.length, 1)
+        }))
+      },
+      { entry: last, cards }
+    );
   }
 
   /** Ask the running turn to stop. */
@@ -219,6 +245,7 @@ export class ChatModel implements IDisposable {
     this._detachRunning();
     this._entries = [];
     this._threadId = threadId;
+    this.endpointName = null;
     this._followThread();
     this._cleared.emit();
     this._setStatus('idle');
@@ -229,7 +256,7 @@ export class ChatModel implements IDisposable {
    * A turn that was still streaming when it was saved cannot be resumed: it
    * ends here as cancelled and is marked `interruptedByReload`.
    */
-  restore({ threadId, entries }: IChatRestore): void {
+  restore({ threadId, entries, endpointName }: IChatRestore): void {
     if (this._running) {
       throw new Error(
         this._trans.__(
@@ -247,6 +274,7 @@ export class ChatModel implements IDisposable {
     }
     this._entries = [...entries];
     this._threadId = threadId;
+    this.endpointName = endpointName ?? null;
     this._followThread();
     this._cleared.emit();
     this._setStatus(
@@ -272,9 +300,10 @@ export class ChatModel implements IDisposable {
     return this._transport;
   }
 
-  private _startTurn(request: TurnRequest): void {
+  private _startTurn(request: TurnRequest, answering?: IAnswering): void {
     const transport = this._assertTransport();
     const running = this._openTurn(request);
+    running.answering = answering;
     running.handle = transport.startTurn(request, this._sinkFor(running));
   }
 
@@ -308,7 +337,8 @@ export class ChatModel implements IDisposable {
         this._applyTo(running, running.reducer.apply(frame)),
       diagnostic: (message: string) =>
         this._applyTo(running, running.reducer.diagnostic(message)),
-      end: (failure?: string) => this._endTurn(running, failure)
+      end: (failure?: string, refusal?: TurnRefusal) =>
+        this._endTurn(running, failure, refusal)
     };
   }
 
@@ -344,9 +374,16 @@ export class ChatModel implements IDisposable {
     }
   }
 
-  private _endTurn(running: IRunningTurn, failure?: string): void {
+  private _endTurn(
+    running: IRunningTurn,
+    failure?: string,
+    refusal?: TurnRefusal
+  ): void {
     if (this._running !== running) {
       return;
+    }
+    if (refusal === 'nothing_pending' && running.answering) {
+      this._markAnsweredElsewhere(running.answering);
     }
     const { reducer } = running;
     const changes =
@@ -357,6 +394,17 @@ export class ChatModel implements IDisposable {
         : reducer.endOfStream(failure);
     this._applyTo(running, changes);
     this._finish(running);
+  }
+
+  /** The review was answered in another tab: these cards' decisions did nothing. */
+  private _markAnsweredElsewhere({ entry, cards }: IAnswering): void {
+    for (const card of cards) {
+      card.answeredElsewhere = true;
+    }
+    this._turnChanged.emit({
+      entry,
+      changes: cards.map(item => ({ type: 'updated', item }))
+    });
   }
 
   private _finish(running: IRunningTurn): void {
@@ -421,6 +469,7 @@ export class ChatModel implements IDisposable {
   private _entries: ChatEntry[] = [];
   private _status: ChatStatus = 'idle';
   private _transport: IAgentTransport | null = null;
+  private _endpointName: string | null = null;
   private _running: IRunningTurn | null = null;
   private _following: IDisposable | null = null;
   private _isDisposed = false;
@@ -428,6 +477,7 @@ export class ChatModel implements IDisposable {
   private readonly _turnChanged = new Signal<this, ITurnUpdate>(this);
   private readonly _statusChanged = new Signal<this, ChatStatus>(this);
   private readonly _cleared = new Signal<this, void>(this);
+  private readonly _endpointChanged = new Signal<this, string | null>(this);
 }
 
 interface IRunningTurn {
@@ -437,4 +487,11 @@ interface IRunningTurn {
   /** The conversation moved on (new or restored); ignore this turn. */
   detached: boolean;
   handle: Pick<ITurnHandle, 'stop'>;
+  /** For a resume: the review cards it answers and their turn. */
+  answering?: IAnswering;
+}
+
+interface IAnswering {
+  readonly entry: ITurnEntry;
+  readonly cards: IInterruptCard[];
 }

@@ -103,7 +103,7 @@ const CONTEXT_FIELDS: readonly (keyof ITurnContext)[] = [
   'selection_metadata'
 ];
 
-function readContext(raw: unknown, where: string): ITurnContext {
+export function readContext(raw: unknown, where: string): ITurnContext {
   const context = object(raw, where);
   const read: ITurnContext = {};
   for (const field of CONTEXT_FIELDS) {

@@ -29,6 +29,9 @@ export namespace NotebookCommandIDs {
   export const exportConversation = 'agent-panel:export-notebook';
 }
 
+/** Inserts the agent's plan; registered by `plan-command.ts`, loaded later. */
+export const INSERT_PLAN_COMMAND = 'agent-panel:insert-plan';
+
 export interface INotebookCommandsOptions {
   commands: CommandRegistry;
   agentPanel: IAgentPanel;

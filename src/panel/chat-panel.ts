@@ -6,11 +6,18 @@ import type { CommandRegistry } from '@lumino/commands';
 import { Panel, Widget } from '@lumino/widgets';
 import type { AgentPanelService } from '../model/agent-panel-service';
 import type { ChatModel } from '../model/chat-model';
+import { agentOutputRendermime } from './agent-rendermime';
 import type { AutoScroller } from './autoscroll';
+import { CommandIDs } from '../commands';
 import { agentIcon } from '../icons';
 import { TurnAnnouncer } from './announcer';
 import { Composer } from './composer';
+import { ContextChipsView } from './context-chips';
+import { ConnectionReportView } from './connection-report';
+import { EndpointPicker } from './endpoint-picker';
 import { HealthIndicator } from './health-indicator';
+import { PlanView } from './plan-view';
+import { QueueView } from './queue-view';
 import { TranscriptView } from './transcript';
 import { WorkingIndicator } from './working-indicator';
 
@@ -22,8 +29,10 @@ export interface IChatPanelOptions {
 }
 
 /**
- * The side panel: toolbar (endpoint, health, new conversation), the
- * transcript with "Jump to latest", the working indicator and the composer,
+ * The side panel: toolbar (endpoint picker and address, health, test
+ * connection, new conversation), the last connection test's report, the
+ * agent's plan pinned on top, the transcript with "Jump to latest", the
+ * working indicator, the message queue, the context chips and the composer,
  * around one chat model. Views emit intents; the model acts on them.
  */
 export class ChatPanel extends SidePanel {
@@ -38,10 +47,22 @@ export class ChatPanel extends SidePanel {
     this.title.icon = agentIcon;
     this.title.caption = trans.__('Agent');
 
+    this.toolbar.addItem('endpoint-picker', new EndpointPicker(service, trans));
     this._endpointLabel = new Widget({ node: document.createElement('span') });
     this._endpointLabel.addClass('jp-AgentPanel-endpoint');
     this.toolbar.addItem('endpoint', this._endpointLabel);
     this.toolbar.addItem('health', new HealthIndicator(service.health, trans));
+    this.toolbar.addItem(
+      'test-connection',
+      new ToolbarButton({
+        label: trans.__('Test'),
+        tooltip: trans.__(
+          'Test the connection to this endpoint and say what is wrong, if anything'
+        ),
+        className: 'jp-AgentPanel-testConnection',
+        onClick: () => void commands.execute(CommandIDs.testConnection)
+      })
+    );
     this.toolbar.addItem(
       'new-conversation',
       new ToolbarButton({
@@ -53,7 +74,8 @@ export class ChatPanel extends SidePanel {
     );
 
     this._transcript = new TranscriptView(model, {
-      rendermime,
+      // Agent output is untrusted: nothing in it may load or submit elsewhere.
+      rendermime: agentOutputRendermime(rendermime, trans),
       trans,
       commands,
       itemActions: () => service.itemActions,
@@ -73,8 +95,20 @@ export class ChatPanel extends SidePanel {
     this._announcer = new TurnAnnouncer(model, trans);
 
     this.content.addClass('jp-AgentPanel-content');
+    this.content.addWidget(new ConnectionReportView(service, trans));
+    this.content.addWidget(
+      new PlanView(service.plan, {
+        commands,
+        itemActions: () => service.itemActions,
+        trans
+      })
+    );
     this.content.addWidget(transcriptArea);
     this.content.addWidget(new WorkingIndicator(model, trans));
+    this.content.addWidget(new QueueView(service.queue, trans));
+    this.content.addWidget(
+      new ContextChipsView(service.composerContext, trans)
+    );
     this.content.addWidget(this._composer);
     this.content.addWidget(new Widget({ node: this._announcer.node }));
 
@@ -114,13 +148,12 @@ export class ChatPanel extends SidePanel {
     }
   }
 
-  /** Show which endpoint the panel talks to, or why it cannot. */
+  /** Show where the endpoint is (the picker names it), or why it cannot be used. */
   private _onConnection(): void {
     const { endpoint, problem, model, settings } = this._service;
-    const text =
-      problem ?? `${endpoint.name} · ${model.transport?.label ?? ''}`;
+    const text = problem ?? model.transport?.label ?? '';
     this._endpointLabel.node.textContent = text;
-    this._endpointLabel.node.title = text;
+    this._endpointLabel.node.title = `${endpoint.name} · ${text}`;
     this._endpointLabel.toggleClass('jp-mod-error', problem !== null);
     this._composer.sendKey = settings.sendKey;
     this._updateComposer();
@@ -142,10 +175,22 @@ export class ChatPanel extends SidePanel {
     );
   }
 
+  /**
+   * Send, or queue while the agent works. The context is captured now,
+   * as the chips show it, and goes with the message even when queued.
+   */
   private _onSend(_: Composer, text: string): void {
-    if (this._run(() => this._model.send(text))) {
+    const context = this._service.composerContext;
+    let sent = false;
+    const done = this._run(() => {
+      sent = this._service.queue.submit(text, context.current()) === 'sent';
+    });
+    if (done) {
+      context.reset();
       this._composer.clear();
-      this._transcript.scroller.jumpToLatest();
+      if (sent) {
+        this._transcript.scroller.jumpToLatest();
+      }
     }
   }
 

@@ -4,12 +4,14 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 /**
- * The message box: a textarea and Send / Stop buttons. It emits intents and
- * never talks to a transport.
+ * The message box: a textarea and Send / Stop buttons. While a turn runs,
+ * Enter (or Queue) still asks to send: the panel queues the message. It
+ * emits intents and never talks to a transport.
  */
 export class Composer extends Widget {
   constructor(trans: TranslationBundle) {
     super();
+    this._trans = trans;
     this.addClass('jp-AgentPanel-composer');
     this._input = document.createElement('textarea');
     this._input.className = 'jp-AgentPanel-input';
@@ -23,9 +25,14 @@ export class Composer extends Widget {
     this._stop = button(trans.__('Stop'), 'jp-AgentPanel-stop');
     this._stop.title = trans.__('Stop the agent (Escape)');
     this._stop.hidden = true;
+    this._queue = button(trans.__('Queue'), 'jp-AgentPanel-queueSend');
+    this._queue.title = trans.__(
+      'Add to the queue: sent when the agent has finished (Enter)'
+    );
+    this._queue.hidden = true;
     const actions = document.createElement('div');
     actions.className = 'jp-AgentPanel-composerActions';
-    actions.append(this._stop, this._send);
+    actions.append(this._stop, this._queue, this._send);
     this.node.append(this._notice, this._input, actions);
   }
 
@@ -56,6 +63,10 @@ export class Composer extends Widget {
     this._running = running;
     this._stop.hidden = !running;
     this._send.hidden = running;
+    this._queue.hidden = !running;
+    this._input.placeholder = running
+      ? this._trans.__('Queue a message for when the agent has finished…')
+      : this._trans.__('Ask the agent…');
   }
 
   clear(): void {
@@ -68,7 +79,10 @@ export class Composer extends Widget {
 
   handleEvent(event: Event): void {
     if (event.type === 'click') {
-      if (event.currentTarget === this._send) {
+      if (
+        event.currentTarget === this._send ||
+        event.currentTarget === this._queue
+      ) {
         this._requestSend();
       } else if (event.currentTarget === this._stop) {
         this._stopRequested.emit();
@@ -81,12 +95,14 @@ export class Composer extends Widget {
   protected onAfterAttach(msg: Message): void {
     super.onAfterAttach(msg);
     this._send.addEventListener('click', this);
+    this._queue.addEventListener('click', this);
     this._stop.addEventListener('click', this);
     this._input.addEventListener('keydown', this);
   }
 
   protected onBeforeDetach(msg: Message): void {
     this._send.removeEventListener('click', this);
+    this._queue.removeEventListener('click', this);
     this._stop.removeEventListener('click', this);
     this._input.removeEventListener('keydown', this);
     super.onBeforeDetach(msg);
@@ -113,8 +129,7 @@ export class Composer extends Widget {
 
   private _requestSend(): void {
     const text = this._input.value;
-    // While a turn runs the text stays in the box for the next message.
-    if (text.trim() && !this._input.disabled && !this._running) {
+    if (text.trim() && !this._input.disabled) {
       this._sendRequested.emit(text);
     }
   }
@@ -123,6 +138,8 @@ export class Composer extends Widget {
   private readonly _notice: HTMLDivElement;
   private readonly _send: HTMLButtonElement;
   private readonly _stop: HTMLButtonElement;
+  private readonly _queue: HTMLButtonElement;
+  private readonly _trans: TranslationBundle;
   private _sendKey: 'Enter' | 'Ctrl+Enter' = 'Enter';
   private _running = false;
   private readonly _sendRequested = new Signal<this, string>(this);

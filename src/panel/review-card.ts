@@ -48,6 +48,7 @@ export class ReviewCardView implements IItemView {
       this._build(card);
     }
     if (card.answered) {
+      this._elsewhere = card.answeredElsewhere === true;
       this._showAnswered(card.answered);
     }
   }
@@ -180,10 +181,16 @@ export class ReviewCardView implements IItemView {
     const trans = this._trans;
     const count = this._rows.length;
     const decided = this._rows.filter(row => row.decision !== null).length;
-    this.widget.node.dataset.state = this._state;
+    this.widget.node.dataset.state = this._elsewhere
+      ? 'answered-elsewhere'
+      : this._state;
     switch (this._state) {
       case 'answered':
-        this._heading.textContent = trans.__('Review sent');
+        this._heading.textContent = this._elsewhere
+          ? trans.__(
+              'Already answered elsewhere (in another tab or window): the decisions below were not applied.'
+            )
+          : trans.__('Review sent');
         break;
       case 'expired':
         this._heading.textContent = trans.__(
@@ -218,6 +225,8 @@ export class ReviewCardView implements IItemView {
   private _allButtons: HTMLButtonElement[] = [];
   private _submitButton: HTMLButtonElement | null = null;
   private _state: 'open' | 'sent' | 'answered' | 'expired' = 'open';
+  /** The producer said the review was answered elsewhere. */
+  private _elsewhere = false;
 }
 
 function button(label: string, className: string): HTMLButtonElement {

@@ -1,7 +1,7 @@
 import { Panel, Widget } from '@lumino/widgets';
 import type { ITurnEntry } from '../model/chat-model';
 import type { Decision, TranscriptItem, TurnChange } from '../wire/types';
-import { ExtractionView } from './extraction-view';
+import { createExtractionView } from './extraction-renderers';
 import type { IItemAddress, IItemView, IItemViewContext } from './item-view';
 import { ReasoningView } from './reasoning-view';
 import { ReviewCardView } from './review-card';
@@ -137,7 +137,7 @@ export class TurnView extends Panel {
           afterReview: this._entry.request?.kind === 'resume'
         });
       case 'extraction':
-        return new ExtractionView(context, address);
+        return createExtractionView(context, address, item);
       case 'interrupt':
         return new ReviewCardView(context.trans, context.onDecisions);
       default:

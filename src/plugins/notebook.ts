@@ -5,7 +5,12 @@ import type {
 import { Dialog, ICommandPalette, showDialog } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
-import { addNotebookCommands, NotebookCommandIDs } from '../notebook/commands';
+import {
+  addNotebookCommands,
+  INSERT_PLAN_COMMAND,
+  type INotebookCommandsOptions,
+  NotebookCommandIDs
+} from '../notebook/commands';
 import { NotebookHost } from '../notebook/host';
 import { IAgentPanel } from '../tokens';
 
@@ -64,7 +69,7 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
       activate: id => app.shell.activateById(id),
       trans
     });
-    addNotebookCommands({
+    const commandOptions: INotebookCommandsOptions = {
       commands: app.commands,
       agentPanel,
       host,
@@ -78,7 +83,14 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
         return result.button.accept;
       },
       trans
-    });
+    };
+    addNotebookCommands(commandOptions);
+    // Needed once the agent makes a plan: loaded after the start.
+    void import('../notebook/plan-command')
+      .then(({ addPlanCommand }) => addPlanCommand(commandOptions))
+      .catch(reason => {
+        console.error('Agent Panel: could not add the plan command.', reason);
+      });
 
     agentPanel.addItemAction({
       command: NotebookCommandIDs.insertExtraction,
@@ -100,6 +112,11 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
       target: 'message',
       rank: 10
     });
+    agentPanel.addItemAction({
+      command: INSERT_PLAN_COMMAND,
+      target: 'plan',
+      rank: 10
+    });
 
     for (const item of CONTEXT_MENU) {
       app.contextMenu.addItem({ ...item, args: { fromContextMenu: true } });
@@ -111,7 +128,10 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
     });
 
     const category = trans.__('Agent Panel');
-    for (const command of Object.values(NotebookCommandIDs)) {
+    for (const command of [
+      ...Object.values(NotebookCommandIDs),
+      INSERT_PLAN_COMMAND
+    ]) {
       palette?.addItem({ command, category });
     }
   }

@@ -3,19 +3,31 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import type { IDisposable } from '@lumino/disposable';
 import { CommandIDs } from '../commands';
 import { agentIcon } from '../icons';
+// The side panel is added to the shell (and restored into the layout) during
+// activation, so its model, view and default transport are needed at once;
+// the settings parser is in the same chunk, pulled in by the service.
+/* eslint-disable jupyter/prefer-lazy-imports */
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel } from '../model/chat-model';
 import { ChatPanel } from '../panel/chat-panel';
-import { parseSettings } from '../settings';
-import { IAgentPanel } from '../tokens';
+import { describeProblems, parseSettings } from '../settings';
 import { httpTransportFactory } from '../transport/http';
+/* eslint-enable jupyter/prefer-lazy-imports */
+import { IAgentPanel } from '../tokens';
+
+/** Saves a part of the panel in the state database and restores it. */
+interface IPersistence extends IDisposable {
+  /** Restore, then save on change; resolves to what could not be restored. */
+  start(): Promise<string[]>;
+}
 
 export const PLUGIN_ID = 'jupyterlab-agent-panel:plugin';
 
@@ -43,11 +55,15 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     state: IStateDB | null
   ): IAgentPanel => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
-    const service = new AgentPanelService(new ChatModel(undefined, trans));
-    service.registerTransport(
-      'http',
-      httpTransportFactory(app.serviceManager.serverSettings)
-    );
+    const serverSettings = app.serviceManager.serverSettings;
+    const service = new AgentPanelService(new ChatModel(undefined, trans), {
+      loadProbe: async () =>
+        (await import('../transport/probe')).createConnectionProbe({
+          serverSettings
+        }),
+      trans
+    });
+    service.registerTransport('http', httpTransportFactory(serverSettings));
     const panel = new ChatPanel({
       service,
       rendermime,
@@ -84,26 +100,74 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
       },
       describedBy: { args: { type: 'object', properties: {} } }
     });
-    if (state) {
-      // The conversation (and a pending review) survives a page reload.
-      app.restored
-        .then(() => import('../model/persistence'))
-        .then(({ ChatPersistence }) => {
-          const persistence = new ChatPersistence(service.model, state);
-          panel.disposed.connect(() => persistence.dispose());
-          return persistence.start();
-        })
-        .then(problems => {
-          for (const problem of problems) {
-            console.warn(`Agent Panel: ${problem}`);
-          }
-        })
-        .catch(reason => {
-          console.error(
-            'Agent Panel: could not restore the conversation.',
-            reason
-          );
+    app.commands.addCommand(CommandIDs.testConnection, {
+      label: trans.__('Test Agent Connection'),
+      caption: trans.__(
+        "Check that the agent panel's current endpoint answers, and say what is wrong if it does not"
+      ),
+      isEnabled: () => !service.testing,
+      execute: async () => {
+        if (service.testing) {
+          return; // a double click: the first test reports
+        }
+        const name = service.endpoint.name;
+        const id = Notification.emit(
+          trans.__('Testing the connection to "%1"…', name),
+          'in-progress',
+          { autoClose: false }
+        );
+        app.commands.notifyCommandChanged(CommandIDs.testConnection);
+        const report = await service.testConnection();
+        app.commands.notifyCommandChanged(CommandIDs.testConnection);
+        Notification.update({
+          id,
+          message: `${name}: ${report.summary}`,
+          type: report.ok
+            ? 'success'
+            : report.verdict === 'needs_setup'
+              ? 'warning'
+              : 'error',
+          autoClose: report.ok ? 5000 : false,
+          actions: report.ok
+            ? []
+            : [
+                {
+                  label: trans.__('Details'),
+                  caption: trans.__('Show the full report in the agent panel'),
+                  callback: () => app.shell.activateById(panel.id)
+                }
+              ]
         });
+        return report;
+      },
+      describedBy: { args: { type: 'object', properties: {} } }
+    });
+    if (state) {
+      // The conversation (and a pending review) survives a page reload; so
+      // does the message queue, saved apart (it waits for the user then).
+      const restore = (what: string, create: () => Promise<IPersistence>) =>
+        app.restored
+          .then(create)
+          .then(persistence => {
+            panel.disposed.connect(() => persistence.dispose());
+            return persistence.start();
+          })
+          .then(problems => {
+            for (const problem of problems) {
+              console.warn(`Agent Panel: ${problem}`);
+            }
+          })
+          .catch(reason => {
+            console.error(`Agent Panel: could not restore ${what}.`, reason);
+          });
+      void restore('the conversation', async () => {
+        const { ChatPersistence } = await import('../model/persistence');
+        return new ChatPersistence(service.model, state);
+      });
+      void restore('the queue', async () => {
+        const { QueuePersistence } = await import('../model/queue-persistence');
+        return new QueuePersistence(service.queue, state);
+      });
     }
 
     const category = trans.__('Agent Panel');
@@ -115,15 +179,32 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     const settingsRead = settingRegistry
       ? Promise.all([app.restored, settingRegistry.load(PLUGIN_ID)]).then(
           ([, settings]) => {
+            let reported = '';
             const read = () => {
               const { settings: parsed, problems } = parseSettings(
                 settings.composite
               );
-              for (const problem of problems) {
-                console.warn(
-                  `Agent Panel setting ${problem.field}: ${problem.message}`
+              const text = describeProblems(problems);
+              // Once per change: the registry may announce one save twice.
+              if (text && text !== reported) {
+                console.warn(`Agent Panel settings:\n${text}`);
+                Notification.warning(
+                  trans.__('Agent Panel settings: %1', text),
+                  {
+                    autoClose: false,
+                    actions: [
+                      {
+                        label: trans.__('Open Settings'),
+                        callback: () =>
+                          void app.commands.execute('settingeditor:open', {
+                            query: 'Agent Panel'
+                          })
+                      }
+                    ]
+                  }
                 );
               }
+              reported = text;
               service.setSettings(parsed);
             };
             read();

@@ -59,13 +59,21 @@ export function makeEndpointFetch(
     plainFetch(input, {
       ...init,
       credentials: 'omit',
-      headers: { ...headersOf(init.headers), ...headers }
+      headers: withHeaders(init.headers, headers)
     });
 }
 
-function headersOf(init: HeadersInit | undefined): Record<string, string> {
+/** The request's headers with the configured ones set over them (names are case-insensitive). */
+function withHeaders(
+  init: HeadersInit | undefined,
+  configured: Record<string, string>
+): Record<string, string> {
+  const merged = new Headers(init);
+  for (const [name, value] of Object.entries(configured)) {
+    merged.set(name, value);
+  }
   const result: Record<string, string> = {};
-  new Headers(init).forEach((value, key) => {
+  merged.forEach((value, key) => {
     result[key] = value;
   });
   return result;

@@ -1,0 +1,128 @@
+import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
+import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
+import { planMarkdown, readTodos, TODOS_TYPE, type ITodo } from '../model/plan';
+import { markdownCell } from './cells';
+import { INSERT_PLAN_COMMAND, type INotebookCommandsOptions } from './commands';
+import { NotebookInserter } from './inserter';
+
+/** The to-dos a command acts on, and the extraction they come from. */
+interface IPlanSubject {
+  todos: ITodo[];
+  toolName: string;
+}
+
+/**
+ * "Insert the plan into the notebook": the agent's to-do list as a Markdown
+ * checklist (`- [x] done`, `- [ ] to do`). With `{turn, item}` it inserts
+ * that `todos` extraction; without (the palette), the latest plan.
+ */
+export function addPlanCommand(options: INotebookCommandsOptions): IDisposable {
+  const { commands, agentPanel, host, trans } = options;
+  const inserter = new NotebookInserter(options);
+
+  const subjectOf = (
+    args: ReadonlyPartialJSONObject
+  ): IPlanSubject | string => {
+    if (typeof args.turn === 'string' && typeof args.item === 'number') {
+      const card = agentPanel.model.findItem(args.turn, args.item);
+      if (card?.kind !== 'extraction' || card.extractedType !== TODOS_TYPE) {
+        return trans.__('That plan is no longer in the conversation.');
+      }
+      const read = readTodos(card.data);
+      return read
+        ? { todos: read.todos, toolName: card.toolName }
+        : trans.__('That plan is not a list of to-dos.');
+    }
+    const plan = agentPanel.plan.plan;
+    return plan
+      ? { todos: plan.items, toolName: plan.source.toolName }
+      : trans.__('The agent has not made a plan in this conversation.');
+  };
+
+  const problemOf = (args: ReadonlyPartialJSONObject): string | null => {
+    const subject = subjectOf(args);
+    if (typeof subject === 'string') {
+      return subject;
+    }
+    const notebook = host.current();
+    return notebook ? notebook.problem : null;
+  };
+
+  const notify = () => commands.notifyCommandChanged(INSERT_PLAN_COMMAND);
+  agentPanel.plan.changed.connect(notify);
+  host.changed.connect(notify);
+
+  const command = commands.addCommand(INSERT_PLAN_COMMAND, {
+    label: args =>
+      'turn' in args
+        ? trans.__('Insert into Notebook')
+        : trans.__('Insert Agent Plan into Notebook'),
+    caption: args => {
+      const problem = problemOf(args);
+      if (problem !== null) {
+        return problem;
+      }
+      const notebook = host.current();
+      return notebook
+        ? trans.__(
+            'Put the plan in a Markdown cell %1, as a checklist.',
+            inserter.where(notebook, inserter.position)
+          )
+        : inserter.offerText(trans.__('the plan'));
+    },
+    isEnabled: args => problemOf(args) === null,
+    execute: args => {
+      const subject = subjectOf(args);
+      if (typeof subject === 'string') {
+        return;
+      }
+      return inserter.insert(
+        notebook => {
+          const { threadId, insertedAt } = inserter.cellContext(notebook);
+          const done = subject.todos.filter(
+            todo => todo.status === 'completed'
+          ).length;
+          const source = [
+            trans.__(
+              '**Agent plan** (%1 of %2 done)',
+              done,
+              subject.todos.length
+            ),
+            planMarkdown(subject.todos, trans.__('in progress'))
+          ].join('\n\n');
+          return {
+            cells: [
+              markdownCell(source, {
+                kind: 'extraction',
+                thread_id: threadId,
+                inserted_at: insertedAt,
+                tool_name: subject.toolName,
+                extracted_type: TODOS_TYPE
+              })
+            ]
+          };
+        },
+        inserter.position,
+        trans.__('Create a new notebook and insert the plan there?')
+      );
+    },
+    describedBy: {
+      args: {
+        type: 'object',
+        properties: {
+          turn: { type: 'string', description: 'Key of the turn entry' },
+          item: {
+            type: 'integer',
+            description: 'Key of the todos extraction in the turn'
+          }
+        }
+      }
+    }
+  });
+
+  return new DisposableDelegate(() => {
+    command.dispose();
+    agentPanel.plan.changed.disconnect(notify);
+    host.changed.disconnect(notify);
+  });
+}

@@ -1,0 +1,50 @@
+import type {
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
+import { INotebookTracker } from '@jupyterlab/notebook';
+import type { IPanelSettings } from '../settings';
+import { IAgentPanel } from '../tokens';
+
+/**
+ * Shows and sends the workspace context with each message: the file
+ * browser's folder, the focused document, the active cell or the editor
+ * selection (chips above the composer; defaults from the `context` setting).
+ */
+export const contextPlugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyterlab-agent-panel:context',
+  description:
+    'Sends the current folder, the focused document and the selection (or active cell) with agent panel messages, shown as removable chips.',
+  autoStart: true,
+  requires: [IAgentPanel],
+  optional: [INotebookTracker, IDefaultFileBrowser],
+  activate: (
+    app: JupyterFrontEnd,
+    agentPanel: IAgentPanel,
+    notebooks: INotebookTracker | null,
+    fileBrowser: IDefaultFileBrowser | null
+  ): void => {
+    const context = agentPanel.composerContext;
+    const applySettings = (_: unknown, settings: IPanelSettings) => {
+      context.defaults = settings.context;
+    };
+    applySettings(agentPanel, agentPanel.settings);
+    agentPanel.settingsChanged.connect(applySettings);
+    // The chips matter once the workspace is shown: follow it from then on.
+    app.restored
+      .then(() => import('../notebook/workspace-context'))
+      .then(({ WorkspaceContextSource }) => {
+        // Owned by the composer context from here on.
+        const source = new WorkspaceContextSource({
+          shell: app.shell,
+          notebooks,
+          fileBrowser
+        });
+        context.setSource(source);
+      })
+      .catch(reason => {
+        console.error('Agent Panel: could not follow the workspace.', reason);
+      });
+  }
+};
