@@ -7,6 +7,8 @@ with its own running turns. ``GET agent-panel/agents`` lists them all.
 ``POST chat`` and ``POST resume`` answer with a ``text/event-stream`` of the
 frames ``langstage_core.agui.iter_chunk_frames`` yields, one ``data:`` line per
 frame. ``POST cancel`` stops a running turn; ``GET health`` reports the agent.
+``POST agent-panel/probe`` lets the panel's "Test connection" ask the server to
+try an endpoint URL itself (see ``probe.py``).
 
 A request that cannot start a turn gets a JSON error, never a stream:
 ``{"message": <what was wrong>, "reason": <code>}`` with
@@ -16,6 +18,9 @@ A request that cannot start a turn gets a JSON error, never a stream:
 * 404 ``not_found``: no agent has the name in the URL;
 * 409 ``busy``: a turn is already running on that ``thread_id`` (one active turn
   per thread; the first one keeps running);
+* 409 ``nothing_pending``: a ``resume`` for a thread with no interrupt waiting
+  (the review was already answered, e.g. in another tab): nothing runs, so each
+  decision reaches the graph once;
 * 503 ``no_agent``: the configured graph could not be loaded (``health`` says why).
 
 Unauthenticated requests get jupyter_server's 403; a server bug before the
@@ -40,7 +45,9 @@ from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
 from .context import CONTEXT_FIELDS, message_with_context
+from .graph import NOTHING_PENDING, has_pending_interrupt
 from .panel import DEFAULT_AGENT, AgentPanel
+from .probe import ProbeHandler
 
 ROUTE_PREFIX = "agent-panel"
 SETTINGS_KEY = "jupyterlab_agent_panel"
@@ -140,6 +147,7 @@ class TurnHandler(PanelHandler):
     _terminal_sent = False
 
     async def run_turn(self, host: AgentHost, thread_id: str, message: str, resume: Any = None) -> None:
+        """Stream one turn; a ``resume`` runs only if the thread has a pending interrupt."""
         loaded = await host.loaded_agent()
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
@@ -159,7 +167,10 @@ class TurnHandler(PanelHandler):
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
-        self._turn = asyncio.create_task(self._stream(frames))
+        # Checked inside the registered turn: while it holds the thread, no other
+        # request can resume it, so two answers to one review cannot both run.
+        pending = (lambda: has_pending_interrupt(loaded.agent, thread_id)) if resume is not None else None
+        self._turn = asyncio.create_task(self._stream(frames, pending))
         host.turns[thread_id] = self._turn
         try:
             await asyncio.wait({self._turn})
@@ -167,6 +178,8 @@ class TurnHandler(PanelHandler):
             self._turn.cancel()  # no-op once done; stops the turn if this handler is cancelled
             if host.turns.get(thread_id) is self._turn:
                 del host.turns[thread_id]
+        if not self._turn.cancelled() and isinstance(self._turn.exception(), Rejected):
+            raise self._turn.exception()
         await self._end(self._turn)
 
     def on_connection_close(self) -> None:
@@ -175,9 +188,11 @@ class TurnHandler(PanelHandler):
         if self._turn is not None:
             self._turn.cancel()
 
-    async def _stream(self, frames: AsyncIterator[dict]) -> None:
-        await self.flush()  # headers now, so the client sees the turn start
+    async def _stream(self, frames: AsyncIterator[dict], pending=None) -> None:
         async with aclosing(frames):
+            if pending is not None and not await pending():
+                raise Rejected(409, "nothing_pending", NOTHING_PENDING)
+            await self.flush()  # headers now, so the client sees the turn start
             async for frame in frames:
                 await self._send(frame)
 
@@ -228,7 +243,8 @@ class ResumeHandler(TurnHandler):
     @web.authenticated
     async def post(self, agent: Optional[str] = None) -> None:
         """``{thread_id, decisions}`` → SSE; resumes with ``{"decisions": decisions}``
-        (``decisions`` defaults to ``[]``). 409 while another turn runs on ``thread_id``."""
+        (``decisions`` defaults to ``[]``). 409 ``busy`` while another turn runs on
+        ``thread_id``, 409 ``nothing_pending`` when no interrupt waits on it."""
         try:
             host = self.agent_host(agent)
             body = self.json_body()
@@ -296,7 +312,10 @@ def setup_handlers(server_app) -> None:
     # Any name reaches the handlers, which answer an unknown one with a JSON 404.
     named_prefix = url_path_join(prefix, "agents", r"(?P<agent>[^/]+)")
     routes = {"chat": ChatHandler, "resume": ResumeHandler, "cancel": CancelHandler, "health": HealthHandler}
-    handlers = [(url_path_join(prefix, "agents") + "/?", AgentListHandler)]
+    handlers = [
+        (url_path_join(prefix, "agents") + "/?", AgentListHandler),
+        (url_path_join(prefix, "probe"), ProbeHandler),
+    ]
     for name, handler in routes.items():
         handlers.append((url_path_join(prefix, name), handler))
         handlers.append((url_path_join(named_prefix, name), handler))

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from .context import CONTEXT_FIELDS, message_with_context
-from .graph import LoadedAgent, load_agent
+from .graph import NOTHING_PENDING, LoadedAgent, has_pending_interrupt, load_agent
 from .kernel_output import OutputCapture, TurnOutput
 from .kernel_turns import Turn, TurnLoop
 
@@ -222,6 +222,10 @@ class AgentPanelServer:
                 on_end=self._forget,
                 output=self._keep_output(turn_id),
                 owner=connection,
+                # Checked once the turn holds the thread: two resumes of one
+                # review cannot both run (the second is ``nothing_pending``).
+                pending=(lambda: has_pending_interrupt(loaded.agent, thread_id)) if resume is not None else None,
+                nothing_pending=NOTHING_PENDING,
             )
             self._turns[turn_id] = turn
             self._turn_on_thread[thread_id] = turn

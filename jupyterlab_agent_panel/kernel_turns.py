@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any, AsyncGenerator, Callable, Optional
+from typing import Any, AsyncGenerator, Awaitable, Callable, Optional
 
 from .kernel_output import TurnOutput, capture_into
 
@@ -80,6 +80,8 @@ class Turn:
         on_end: Callable[["Turn"], None],
         output: TurnOutput,
         owner: Any = None,
+        pending: Optional[Callable[[], Awaitable[bool]]] = None,
+        nothing_pending: str = "",
     ):
         self.turn_id = turn_id
         self.thread_id = thread_id
@@ -88,6 +90,9 @@ class Turn:
         self._frames = frames
         self._send = send
         self._on_end = on_end
+        # A resume runs only if this says an interrupt waits; else ``rejected``.
+        self._pending = pending
+        self._nothing_pending = nothing_pending
         self._seq = 0
         self._interrupted = False
         self._ended = False
@@ -110,6 +115,9 @@ class Turn:
     async def _run(self) -> None:
         capture_into(self.output)
         try:
+            if self._pending is not None and not await self._pending():
+                self._reject("nothing_pending", self._nothing_pending)
+                return
             frames = self._frames()
             try:
                 async for frame in frames:
@@ -158,6 +166,17 @@ class Turn:
             self._send({"type": "turn_end", "turn_id": self.turn_id, "outcome": self._outcome(terminal)})
         except Exception:  # noqa: BLE001 - the comm is gone or broken; nothing else to tell
             logger.exception("agent_panel: could not send the end of turn %s", self.turn_id)
+
+    def _reject(self, reason: str, detail: str) -> None:
+        """End the turn with ``rejected`` instead of frames (nothing ran)."""
+        if self._ended:
+            return
+        self._ended = True
+        self._on_end(self)
+        try:
+            self._send({"type": "rejected", "turn_id": self.turn_id, "reason": reason, "detail": detail})
+        except Exception:  # noqa: BLE001 - the comm is gone or broken; nothing else to tell
+            logger.exception("agent_panel: could not reject turn %s", self.turn_id)
 
     def _send_frame(self, frame: dict) -> None:
         self._send({"type": "frame", "turn_id": self.turn_id, "seq": self._seq, "frame": frame})

@@ -218,6 +218,16 @@ export class FakeKernel implements ICommKernel {
     this.targets.clear();
   }
 
+  /**
+   * What `KernelConnection` does when the server restarted a kernel whose
+   * process died: `restarting`, then `autorestarting` from a microtask it
+   * queued first; the comms vanish as in a restart.
+   */
+  autoRestart(): void {
+    void Promise.resolve().then(() => this.setStatus('autorestarting'));
+    this.restart();
+  }
+
   /** Status `dead`; the connection then disposes itself. */
   die(): void {
     this.setStatus('dead');

@@ -544,6 +544,21 @@ describe('KernelCommTransport: kernel lifecycle', () => {
     expect(again.sink.text).toBe('back');
   });
 
+  it('names a death when the server restarts the kernel after its process died', async () => {
+    const env = setup();
+    const { sink, handle, turn } = await startTurn(env);
+    env.helper.frame(turn, 0, text('partial'));
+    await flush();
+
+    env.kernel.autoRestart();
+    await handle.done;
+    expect(sink.ends).toEqual([
+      'The kernel of Untitled.ipynb died and restarted; the turn was lost.'
+    ]);
+    expect(sink.state.outcome).toBe('error');
+    expect(sink.text).toBe('partial');
+  });
+
   it('fails the turn when the kernel dies', async () => {
     const env = setup();
     const { sink, handle } = await startTurn(env);

@@ -249,9 +249,17 @@ export class AgentChannel implements IDisposable {
 
   private _onKernelStatus(_: unknown, status: Kernel.Status): void {
     const where = this.where;
-    if (status === 'restarting' || status === 'autorestarting') {
-      // A restart clears the comms without calling `onClose`.
-      this._lose(this._trans.__('The kernel of %1 restarted', where));
+    // A restart clears the comms without calling `onClose`.
+    if (status === 'autorestarting') {
+      // The server restarts a kernel whose process died (crash, kill, OOM).
+      this._lose(this._trans.__('The kernel of %1 died and restarted', where));
+    } else if (status === 'restarting') {
+      // An auto-restart starts with `restarting` too; the connection reports
+      // `autorestarting` in a microtask it queued before telling us. Wait for
+      // it, so a death is named as one (losing twice does nothing).
+      void Promise.resolve().then(() =>
+        this._lose(this._trans.__('The kernel of %1 restarted', where))
+      );
     } else if (status === 'dead') {
       this._lose(this._trans.__('The kernel of %1 died', where));
     }

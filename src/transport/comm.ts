@@ -24,6 +24,7 @@ import type {
   IHealthReport,
   ITurnHandle,
   ITurnSink,
+  TurnRefusal,
   TurnRequest
 } from './types';
 
@@ -304,7 +305,10 @@ class CommTurn implements ITurnHandle, IChannelTurn {
         this._finish();
         break;
       case 'rejected':
-        this._finish(this._describeRejection(message.reason, message.detail));
+        this._finish(
+          this._describeRejection(message.reason, message.detail),
+          message.reason === 'nothing_pending' ? 'nothing_pending' : undefined
+        );
         break;
     }
   }
@@ -412,6 +416,8 @@ class CommTurn implements ITurnHandle, IChannelTurn {
         return trans.__(
           'The kernel rejected the turn: a turn is already running on this conversation.'
         );
+      case 'nothing_pending':
+        return trans.__('The kernel did not resume: %1', detail);
       case 'no_agent':
         return trans.__('The kernel has no agent to run the turn: %1', detail);
       case 'bad_request':
@@ -459,7 +465,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
   }
 
   /** End the turn exactly once. */
-  private _finish(reason?: string): void {
+  private _finish(reason?: string, refusal?: TurnRefusal): void {
     if (this._finished) {
       return;
     }
@@ -468,7 +474,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     clearTimeout(this._graceTimer);
     this._channel?.detach(this);
     try {
-      this._options.sink.end(reason);
+      this._options.sink.end(reason, refusal);
     } finally {
       this._resolveDone();
     }

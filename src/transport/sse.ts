@@ -17,22 +17,39 @@ export interface IByteReader {
 const ABORTED = Symbol('aborted');
 
 /**
+ * The most characters one event may buffer (its unfinished line plus its
+ * data so far). Chunk-wire frames are far smaller; AG-UI snapshots can be
+ * large, so the limit is generous. A bigger event is dropped and reported.
+ */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+export interface IReadSseOptions {
+  /** Defaults to `MAX_EVENT_CHARS`. */
+  maxEventChars?: number;
+}
+
+/**
  * Deliver every event's `data` until the body ends or `signal` aborts.
  *
  * Partial lines and partial UTF-8 sequences are carried across reads. At the
  * end of the body the parser is flushed, so a last event without its blank
  * line is still delivered. On abort the reader is cancelled and nothing more
  * is delivered; the promise resolves. A failing read rejects the promise.
- * `onProblem` hears about lines the SSE grammar does not allow.
+ * `onProblem` hears about lines the SSE grammar does not allow and about
+ * events over the size limit, which are dropped; reading goes on after them.
  */
 export async function readSse(
   body: IByteStream,
   onData: (data: string) => void,
   signal?: AbortSignal,
-  onProblem?: (message: string) => void
+  onProblem?: (message: string) => void,
+  options: IReadSseOptions = {}
 ): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder('utf-8');
+  const maxEventChars = options.maxEventChars ?? MAX_EVENT_CHARS;
+  let overflowed = false;
+  let skipToLineEnd = false;
   const parser = createParser({
     onEvent: event => {
       // An abort raised by `onData` itself stops the rest of this read too.
@@ -40,9 +57,36 @@ export async function readSse(
         onData(event.data);
       }
     },
-    onError: error =>
-      onProblem?.(`unreadable event-stream line: ${error.message}`)
+    onError: error => {
+      if (error.type === 'max-buffer-size-exceeded') {
+        overflowed = true;
+        onProblem?.(
+          `dropped an event of more than ${maxEventChars} characters (the panel's limit for one event)`
+        );
+      } else {
+        onProblem?.(`unreadable event-stream line: ${error.message}`);
+      }
+    },
+    maxBufferSize: maxEventChars
   });
+  const feed = (text: string): void => {
+    if (skipToLineEnd) {
+      // The rest of the dropped event's unfinished line: not a line of its own.
+      const lineEnd = text.search(/[\r\n]/);
+      if (lineEnd < 0) {
+        return;
+      }
+      skipToLineEnd = false;
+      text = text.slice(lineEnd);
+    }
+    parser.feed(text);
+    if (overflowed) {
+      // The parser dropped what it held and stopped; start again after it.
+      overflowed = false;
+      parser.reset();
+      skipToLineEnd = !/[\r\n]$/.test(text);
+    }
+  };
   let onAbort = (): void => undefined;
   const aborted = new Promise<typeof ABORTED>(resolve => {
     onAbort = () => resolve(ABORTED);
@@ -55,12 +99,12 @@ export async function readSse(
         break;
       }
       if (result.done) {
-        parser.feed(decoder.decode());
-        parser.feed('\n\n');
+        feed(decoder.decode());
+        feed('\n\n');
         return;
       }
       if (result.value) {
-        parser.feed(decoder.decode(result.value, { stream: true }));
+        feed(decoder.decode(result.value, { stream: true }));
       }
     }
     // Not awaited: a reader that never settles must not hold the caller.

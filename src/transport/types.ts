@@ -32,6 +32,14 @@ export type TurnRequest =
     };
 
 /**
+ * Why a producer refused a request without running anything, when the model
+ * acts on it. `nothing_pending`: a resume found no review waiting, so it was
+ * answered elsewhere (another tab or window) and these decisions were not
+ * applied.
+ */
+export type TurnRefusal = 'nothing_pending';
+
+/**
  * Where a transport delivers a turn. Transports parse at the edge: only
  * validated frames reach `frame`; what could not be read goes to `diagnostic`.
  */
@@ -42,8 +50,10 @@ export interface ITurnSink {
    * The stream is over: `reason` is set when the transport itself failed
    * (HTTP status, network, kernel died) and names the endpoint and cause.
    * With no reason and no terminal frame seen, the EOF rule applies.
+   * `refusal` says why the producer refused the request, when the model
+   * acts on it (`nothing_pending`: a resume found no review waiting).
    */
-  end(reason?: string): void;
+  end(reason?: string, refusal?: TurnRefusal): void;
 }
 
 export interface ITurnHandle {

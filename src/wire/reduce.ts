@@ -18,6 +18,9 @@ import type {
 } from './frames';
 import { readReviewRows } from './interrupts';
 import {
+  MAX_BLOCK_CHARS,
+  MAX_DIAGNOSTICS,
+  PANEL_TRUNCATION_NOTE,
   STREAM_ENDED_UNEXPECTEDLY,
   type DecisionVerb,
   type IActionRequest,
@@ -139,10 +142,25 @@ export class TurnReducer {
     return this._end('cancelled');
   }
 
-  /** Record a problem noticed around the stream; shown, never thrown. */
+  /**
+   * Record a problem noticed around the stream; shown, never thrown. After
+   * `MAX_DIAGNOSTICS` notes only a count is kept (in the last note, without
+   * a change each time), so a stream of bad lines costs O(1) per line.
+   */
   diagnostic(message: string): TurnChange[] {
-    this.state.diagnostics.push(message);
-    return [{ type: 'diagnostic', message }];
+    const notes = this.state.diagnostics;
+    if (notes.length < MAX_DIAGNOSTICS) {
+      notes.push(message);
+      return [{ type: 'diagnostic', message }];
+    }
+    this._droppedDiagnostics += 1;
+    const summary = `${this._droppedDiagnostics} more stream notes were not kept`;
+    if (notes.length === MAX_DIAGNOSTICS) {
+      notes.push(summary);
+      return [{ type: 'diagnostic', message: summary }];
+    }
+    notes[MAX_DIAGNOSTICS] = summary;
+    return [];
   }
 
   private _applyStreaming(frame: IStreamingFrame): TurnChange[] {
@@ -193,20 +211,22 @@ export class TurnReducer {
       sameSubagent(open.subagent, subagent) &&
       continuesTextBlock(open, node, messageId)
     ) {
-      open.text += delta;
-      open.messageId ??= messageId;
-      changes.push({ type: 'updated', item: open });
+      if (this._grow(open, delta, changes)) {
+        open.messageId ??= messageId;
+        changes.push({ type: 'updated', item: open });
+      }
       return;
     }
     const block: ITextBlock = {
       kind: 'text',
       key: nextItemKey(),
-      text: delta,
+      text: '',
       node,
       messageId,
       ...tagged(subagent)
     };
     this._openText = block;
+    this._grow(block, delta, changes);
     this._add(block, changes);
   }
 
@@ -220,19 +240,50 @@ export class TurnReducer {
     this._lastResultCard = null;
     const open = this._openReasoning;
     if (open && sameSubagent(open.subagent, subagent)) {
-      open.text += delta;
-      changes.push({ type: 'updated', item: open });
+      if (this._grow(open, delta, changes)) {
+        changes.push({ type: 'updated', item: open });
+      }
       return;
     }
     const block: IReasoningBlock = {
       kind: 'reasoning',
       key: nextItemKey(),
-      text: delta,
+      text: '',
       node,
       ...tagged(subagent)
     };
     this._openReasoning = block;
+    this._grow(block, delta, changes);
     this._add(block, changes);
+  }
+
+  /**
+   * Append `delta` to `block` up to `MAX_BLOCK_CHARS`; past it the block
+   * ends with the panel's truncation note and later deltas are dropped, so
+   * one huge or endless message cannot exhaust memory. False when nothing
+   * was appended.
+   */
+  private _grow(
+    block: ITextBlock | IReasoningBlock,
+    delta: string,
+    changes: TurnChange[]
+  ): boolean {
+    if (this._cappedBlocks.has(block)) {
+      return false;
+    }
+    const room = MAX_BLOCK_CHARS - block.text.length;
+    if (delta.length <= room) {
+      block.text += delta;
+      return true;
+    }
+    block.text += cutAt(delta, room) + PANEL_TRUNCATION_NOTE;
+    this._cappedBlocks.add(block);
+    changes.push(
+      ...this.diagnostic(
+        `a ${block.kind} block passed ${MAX_BLOCK_CHARS} characters; the rest of it was dropped`
+      )
+    );
+    return true;
   }
 
   private _addToolCall(
@@ -449,6 +500,14 @@ export class TurnReducer {
   private _activitiesById = new Map<string, IActivity>();
   private _subagentsById = new Map<string, ISubagentRun>();
   private _reportedLateFrame = false;
+  private _cappedBlocks = new WeakSet<ITextBlock | IReasoningBlock>();
+  private _droppedDiagnostics = 0;
+}
+
+/** The first `length` UTF-16 units of `text`, never half a surrogate pair. */
+function cutAt(text: string, length: number): string {
+  const last = text.charCodeAt(length - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
 }
 
 /** Items carry a `subagent` key only when a subagent produced them. */
@@ -479,7 +538,11 @@ function continuesTextBlock(
 }
 
 function fillResult(card: IToolCard, result: IWireToolResult): void {
-  card.result = result.content;
+  card.result =
+    typeof result.content === 'string' &&
+    result.content.length > MAX_BLOCK_CHARS
+      ? cutAt(result.content, MAX_BLOCK_CHARS) + PANEL_TRUNCATION_NOTE
+      : result.content;
   card.status = toolStatusOf(result.tool_status);
   card.truncated =
     typeof result.content === 'string' &&

@@ -31,24 +31,28 @@ async function openNotebookAndPanel(
   await page.notebook.createNew(name);
   await page.sidebar.openTab('jp-agent-panel');
   const panel = page.locator('#jp-agent-panel');
+  await expect(panel.locator('.jp-AgentPanel-picker')).toHaveValue(
+    'Notebook kernel'
+  );
   await expect(panel.locator('.jp-AgentPanel-endpoint')).toHaveText(
-    `Notebook kernel · ${name} · Python 3 (ipykernel)`
+    `${name} · Python 3 (ipykernel)`
   );
   return panel;
 }
 
-/** Put `source` in cell `index` and run it. */
+/** Put `source` in cell `index` and run it (`wait`: until it finishes). */
 async function runCode(
   page: IJupyterLabPageFixture,
   index: number,
-  source: string
+  source: string,
+  wait = true
 ): Promise<void> {
   if (index >= (await page.notebook.getCellCount())) {
     await page.notebook.addCell('code', source);
   } else {
     await page.notebook.setCell(index, 'code', source);
   }
-  await page.notebook.runCell(index);
+  await page.notebook.runCell(index, { wait });
 }
 
 async function send(
@@ -131,7 +135,7 @@ test.describe('chat with a graph in the notebook kernel', () => {
   });
 });
 
-test.describe('a kernel restart in the middle of a turn', () => {
+test.describe('a kernel restart or death in the middle of a turn', () => {
   // Galata's kernel-route mock answers every POST with 201, and JupyterLab
   // takes a 201 from /restart as a failed restart: talk to the server directly.
   test.use({ kernels: null });
@@ -163,6 +167,46 @@ test.describe('a kernel restart in the middle of a turn', () => {
       'The kernel of comm-restart.ipynb restarted; the turn was lost.'
     );
     // The restarted kernel has no comm target until %load_ext runs again.
+    await expect(panel.locator('.jp-AgentPanel-health')).toHaveAttribute(
+      'title',
+      /run `%load_ext jupyterlab_agent_panel` in the notebook/
+    );
+
+    await runCode(page, 0, LOAD_EXT);
+    await send(panel, 'hello again');
+    await expect(panel.locator('.jp-AgentPanel-text').last()).toContainText(
+      '(demo agent) You said: hello again'
+    );
+  });
+
+  test('kernel death ends the turn, keeps what arrived; after %load_ext the panel chats again', async ({
+    page
+  }) => {
+    const panel = await openNotebookAndPanel(page, 'comm-death.ipynb');
+    await runCode(
+      page,
+      0,
+      `${LOAD_EXT}\nimport jupyterlab_agent_panel\njupyterlab_agent_panel.serve(${JSON.stringify(SLOW_GRAPH)})`
+    );
+
+    await send(panel, 'take your time');
+    const turn = panel.locator('.jp-AgentPanel-turn').last();
+    await expect(turn.locator('.jp-AgentPanel-text')).toHaveText('started');
+
+    // The kernel process dies mid-turn, as on a segfault or the OOM killer;
+    // the server notices and restarts it.
+    await runCode(
+      page,
+      1,
+      'import os, signal\nos.kill(os.getpid(), signal.SIGKILL)',
+      false // this cell never finishes
+    );
+    await expect(turn.locator('.jp-AgentPanel-error')).toContainText(
+      'The kernel of comm-death.ipynb died and restarted; the turn was lost.'
+    );
+    await expect(turn.locator('.jp-AgentPanel-text')).toHaveText('started');
+    // JupyterLab's own notice of the death.
+    await page.locator('.jp-Dialog .jp-mod-accept').click();
     await expect(panel.locator('.jp-AgentPanel-health')).toHaveAttribute(
       'title',
       /run `%load_ext jupyterlab_agent_panel` in the notebook/

@@ -1,0 +1,441 @@
+/**
+ * What keeps the panel bounded and honest under faults: the SSE event size
+ * limit, the reducer's block and note limits, a resume refused because the
+ * review was answered elsewhere, and the conversation copy kept at unload.
+ */
+import { ChatModel, type ITurnEntry } from '../model/chat-model';
+import { ChatPersistence, CHAT_STATE_KEY } from '../model/persistence';
+import { ReviewCardView } from '../panel/review-card';
+import { ChunkWireHttpTransport } from '../transport/http';
+import { MAX_EVENT_CHARS, readSse } from '../transport/sse';
+import type { ITurnSink, TurnRefusal } from '../transport/types';
+import { TurnReducer } from '../wire/reduce';
+import {
+  MAX_BLOCK_CHARS,
+  MAX_DIAGNOSTICS,
+  PANEL_TRUNCATION_NOTE,
+  type IInterruptCard,
+  type ITextBlock,
+  type IToolCard
+} from '../wire/types';
+import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
+import { fakeBody, toBytes } from './wire-harness';
+
+async function events(
+  reads: string[],
+  maxEventChars: number
+): Promise<{ data: string[]; problems: string[] }> {
+  const data: string[] = [];
+  const problems: string[] = [];
+  await readSse(
+    fakeBody(reads.map(toBytes)),
+    item => data.push(item),
+    undefined,
+    problem => problems.push(problem),
+    { maxEventChars }
+  );
+  return { data, problems };
+}
+
+describe('the SSE event size limit', () => {
+  it('is 16 MiB by default, room for large AG-UI snapshots', () => {
+    expect(MAX_EVENT_CHARS).toBe(16 * 1024 * 1024);
+  });
+
+  it('drops an event over the limit, says so, and reads on', async () => {
+    const big = 'x'.repeat(500);
+    const { data, problems } = await events(
+      [
+        `data: before\n\ndata: ${big.slice(0, 200)}`,
+        `${big}\n\ndata: after\n\n`
+      ],
+      100
+    );
+    expect(data).toEqual(['before', 'after']);
+    expect(problems).toEqual([
+      "dropped an event of more than 100 characters (the panel's limit for one event)"
+    ]);
+  });
+
+  it('drops the rest of the line too when the limit falls inside it', async () => {
+    const { data } = await events(
+      [
+        'data: ' + 'y'.repeat(150),
+        'y'.repeat(50),
+        'data: not a field\n\ndata: ok\n\n'
+      ],
+      100
+    );
+    // "data: not a field" is the dropped line's tail, not a line of its own.
+    expect(data).toEqual(['ok']);
+  });
+
+  it('counts the lines of one event together', async () => {
+    const line = `data: ${'z'.repeat(40)}\n`;
+    const { data, problems } = await events(
+      [line, line, line, '\ndata: ok\n\n'],
+      100
+    );
+    expect(data).toEqual(['ok']);
+    expect(problems).toHaveLength(1);
+  });
+
+  it('delivers an event just under the limit', async () => {
+    const { data, problems } = await events(
+      [`data: ${'w'.repeat(90)}\n\n`],
+      100
+    );
+    expect(data).toEqual(['w'.repeat(90)]);
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the reducer limits', () => {
+  it('caps a text block, ends it with the truncation note, and drops the rest', () => {
+    const reducer = new TurnReducer();
+    reducer.apply(chunk('a'.repeat(MAX_BLOCK_CHARS - 3), { message_id: 'm' }));
+    const changes = reducer.apply(chunk('bcdef', { message_id: 'm' }));
+    const block = reducer.state.items[0] as ITextBlock;
+    expect(block.text).toBe(
+      'a'.repeat(MAX_BLOCK_CHARS - 3) + 'bcd' + PANEL_TRUNCATION_NOTE
+    );
+    expect(changes.map(change => change.type)).toEqual([
+      'diagnostic',
+      'updated'
+    ]);
+    expect(reducer.apply(chunk('more', { message_id: 'm' }))).toEqual([]);
+    expect(block.text.endsWith(PANEL_TRUNCATION_NOTE)).toBe(true);
+    expect(reducer.state.diagnostics).toEqual([
+      `a text block passed ${MAX_BLOCK_CHARS} characters; the rest of it was dropped`
+    ]);
+    // The next message has a budget of its own.
+    reducer.apply(chunk('next', { message_id: 'n' }));
+    expect((reducer.state.items[1] as ITextBlock).text).toBe('next');
+  });
+
+  it('caps a single 10 MB delta when the block opens', () => {
+    const reducer = new TurnReducer();
+    reducer.apply(frame({ status: 'streaming', reasoning: 'r'.repeat(10e6) }));
+    reducer.apply(complete());
+    const block = reducer.state.items[0] as ITextBlock;
+    expect(block.text.length).toBe(
+      MAX_BLOCK_CHARS + PANEL_TRUNCATION_NOTE.length
+    );
+    expect(reducer.state.outcome).toBe('complete');
+  });
+
+  it('never cuts a surrogate pair in half', () => {
+    const reducer = new TurnReducer();
+    reducer.apply(chunk('a'.repeat(MAX_BLOCK_CHARS - 1) + '😀'));
+    const text = (reducer.state.items[0] as ITextBlock).text;
+    expect(text).toBe('a'.repeat(MAX_BLOCK_CHARS - 1) + PANEL_TRUNCATION_NOTE);
+  });
+
+  it('caps a tool result string', () => {
+    const reducer = new TurnReducer();
+    reducer.apply(
+      frame({
+        status: 'streaming',
+        tool_result: 'x'.repeat(MAX_BLOCK_CHARS + 10),
+        id: null
+      })
+    );
+    const card = reducer.state.items[0] as IToolCard;
+    expect(card.result).toBe(
+      'x'.repeat(MAX_BLOCK_CHARS) + PANEL_TRUNCATION_NOTE
+    );
+  });
+
+  it('keeps the first notes and only counts the rest, without a change each', () => {
+    const reducer = new TurnReducer();
+    for (let i = 0; i < MAX_DIAGNOSTICS; i++) {
+      expect(reducer.diagnostic(`note ${i}`)).toHaveLength(1);
+    }
+    expect(reducer.diagnostic('one more')).toEqual([
+      { type: 'diagnostic', message: '1 more stream notes were not kept' }
+    ]);
+    let changes = 0;
+    for (let i = 0; i < 50_000; i++) {
+      changes += reducer.diagnostic('and more').length;
+    }
+    expect(changes).toBe(0);
+    const notes = reducer.state.diagnostics;
+    expect(notes).toHaveLength(MAX_DIAGNOSTICS + 1);
+    expect(notes[0]).toBe('note 0');
+    expect(notes[MAX_DIAGNOSTICS]).toBe(
+      '50001 more stream notes were not kept'
+    );
+  });
+});
+
+const ASK = frame({
+  status: 'interrupt',
+  interrupt: {
+    action_requests: [{ action: 'ask_user', args: { question: 'Name?' } }],
+    review_configs: [],
+    allowed_decisions: ['respond', 'approve']
+  }
+});
+
+/** A fetch answering every request with one canned response. */
+function answering(
+  status: number,
+  body: string
+): {
+  fetch: (url: string, init: RequestInit) => Promise<Response>;
+  urls: string[];
+} {
+  const urls: string[] = [];
+  const fetch = async (url: string) => {
+    urls.push(url);
+    return {
+      ok: status >= 200 && status < 300,
+      status,
+      statusText: status === 409 ? 'Conflict' : '',
+      headers: { get: () => 'application/json' },
+      text: async () => body
+    } as unknown as Response;
+  };
+  return { fetch, urls };
+}
+
+describe('a resume refused because the review was answered elsewhere', () => {
+  async function endOf(
+    status: number,
+    body: string
+  ): Promise<[string | undefined, TurnRefusal | undefined]> {
+    const { fetch } = answering(status, body);
+    const transport = new ChunkWireHttpTransport({
+      baseUrl: 'http://agent.test/agent-panel/',
+      fetch,
+      connectTimeoutMs: 1000,
+      idleTimeoutMs: 0
+    });
+    let ended: [string | undefined, TurnRefusal | undefined] | null = null;
+    const sink: ITurnSink = {
+      frame: () => undefined,
+      diagnostic: () => undefined,
+      end: (reason, refusal) => {
+        ended = [reason, refusal];
+      }
+    };
+    await transport.startTurn(
+      { kind: 'resume', threadId: 't', decisions: [{ type: 'approve' }] },
+      sink
+    ).done;
+    transport.dispose();
+    if (!ended) {
+      throw new Error('the turn finished without ending its sink');
+    }
+    return ended;
+  }
+
+  it('HTTP 409 nothing_pending ends the turn naming the URL and the refusal', async () => {
+    const message = 'This review was already answered (in another tab).';
+    expect(
+      await endOf(409, JSON.stringify({ reason: 'nothing_pending', message }))
+    ).toEqual([
+      `HTTP 409 Conflict from http://agent.test/agent-panel/resume: ${message}`,
+      'nothing_pending'
+    ]);
+  });
+
+  it('other refusals carry no refusal code', async () => {
+    const [reason, refusal] = await endOf(
+      409,
+      JSON.stringify({ reason: 'busy', message: 'A turn is already running' })
+    );
+    expect(reason).toContain('A turn is already running');
+    expect(refusal).toBeUndefined();
+    expect((await endOf(500, '<html>oops</html>'))[1]).toBeUndefined();
+  });
+
+  it('marks the cards answered elsewhere, and the card says so', () => {
+    const model = new ChatModel('thread', trans);
+    const transport = new FakeTransport();
+    model.transport = transport;
+    model.send('ask me');
+    transport.lastTurn.sink.frame(ASK);
+    transport.lastTurn.sink.frame(complete('interrupted'));
+    transport.lastTurn.sink.end();
+    const card = (model.entries[1] as ITurnEntry).state
+      .items[0] as IInterruptCard;
+    const view = new ReviewCardView(trans, () => true);
+    view.update(card);
+    model.turnChanged.connect((_, update) => {
+      for (const change of update.changes) {
+        if (change.type === 'updated' && change.item === card) {
+          view.update(card);
+        }
+      }
+    });
+
+    model.answer([{ type: 'approve' }]);
+    expect(view.widget.node.dataset.state).toBe('answered');
+    transport.lastTurn.sink.end(
+      'HTTP 409 Conflict from …/resume: already answered',
+      'nothing_pending'
+    );
+
+    expect(card.answeredElsewhere).toBe(true);
+    expect(view.widget.node.dataset.state).toBe('answered-elsewhere');
+    expect(view.widget.node.textContent).toContain(
+      'Already answered elsewhere (in another tab or window)'
+    );
+    const resume = model.entries[2] as ITurnEntry;
+    expect(resume.state.outcome).toBe('error');
+    expect(resume.state.error?.message).toContain('already answered');
+    expect(model.status).toBe('idle');
+    view.dispose();
+    model.dispose();
+  });
+});
+
+describe('the conversation copy kept at unload', () => {
+  class MemoryStore {
+    values = new Map<string, unknown>();
+    async fetch(id: string) {
+      return this.values.get(id);
+    }
+    async save(id: string, value: unknown) {
+      this.values.set(id, JSON.parse(JSON.stringify(value)));
+    }
+  }
+
+  class MemoryStorage {
+    items = new Map<string, string>();
+    getItem(key: string) {
+      return this.items.get(key) ?? null;
+    }
+    setItem(key: string, value: string) {
+      this.items.set(key, value);
+    }
+  }
+
+  it('writes on pagehide what came after the last save, and restores the newer copy', async () => {
+    const store = new MemoryStore();
+    const storage = new MemoryStorage();
+    const page = new EventTarget();
+    const model = new ChatModel('thread', trans);
+    const transport = new FakeTransport();
+    model.transport = transport;
+    const persistence = new ChatPersistence(model, store, {
+      saveDelayMs: 60_000,
+      unloadStore: storage,
+      page
+    });
+    await persistence.start();
+    model.send('count');
+    transport.lastTurn.sink.frame(chunk('tick-1 '));
+    await persistence.flush();
+    transport.lastTurn.sink.frame(chunk('tick-2 '));
+    transport.lastTurn.sink.frame(chunk('tick-3'));
+    page.dispatchEvent(new Event('pagehide'));
+    persistence.dispose();
+    model.dispose();
+
+    // The page reloads: the workspace copy stops at tick-1.
+    const reloaded = new ChatModel(undefined, trans);
+    const again = new ChatPersistence(reloaded, store, {
+      unloadStore: storage,
+      page: new EventTarget()
+    });
+    expect(await again.start()).toEqual([]);
+    const turn = reloaded.entries[1] as ITurnEntry;
+    expect((turn.state.items[0] as ITextBlock).text).toBe(
+      'tick-1 tick-2 tick-3'
+    );
+    expect(turn.interruptedByReload).toBe(true);
+    again.dispose();
+    reloaded.dispose();
+  });
+
+  it('keeps the turn the unload cut off running, so the reload marks it interrupted', async () => {
+    const store = new MemoryStore();
+    const storage = new MemoryStorage();
+    const page = new EventTarget();
+    const model = new ChatModel('thread', trans);
+    const transport = new FakeTransport();
+    model.transport = transport;
+    const persistence = new ChatPersistence(model, store, {
+      unloadStore: storage,
+      page
+    });
+    await persistence.start();
+    model.send('first');
+    transport.lastTurn.sink.end('HTTP 500 from …/chat: a real failure');
+    model.send('second');
+    transport.lastTurn.sink.frame(chunk('partial'));
+    page.dispatchEvent(new Event('beforeunload'));
+    // The browser cuts the connection while the page goes away.
+    transport.lastTurn.sink.end('connection to …/chat lost: network error');
+    page.dispatchEvent(new Event('pagehide'));
+    persistence.dispose();
+    model.dispose();
+
+    const reloaded = new ChatModel(undefined, trans);
+    const again = new ChatPersistence(reloaded, store, {
+      unloadStore: storage,
+      page: new EventTarget()
+    });
+    await again.start();
+    const [first, second] = reloaded.entries.filter(
+      (entry): entry is ITurnEntry => entry.kind === 'turn'
+    );
+    expect(first.state.error?.message).toBe(
+      'HTTP 500 from …/chat: a real failure'
+    );
+    expect(second.state.outcome).toBe('cancelled');
+    expect(second.state.error).toBeNull();
+    expect(second.interruptedByReload).toBe(true);
+    expect((second.state.items[0] as ITextBlock).text).toBe('partial');
+    again.dispose();
+    reloaded.dispose();
+  });
+
+  it('prefers the workspace when another tab saved it later', async () => {
+    const store = new MemoryStore();
+    const storage = new MemoryStorage();
+    storage.setItem(
+      CHAT_STATE_KEY,
+      JSON.stringify({ version: 1, threadId: 'old', entries: [], savedAt: 1 })
+    );
+    await store.save(CHAT_STATE_KEY, {
+      version: 1,
+      threadId: 'new',
+      entries: [],
+      savedAt: 2
+    });
+    const model = new ChatModel(undefined, trans);
+    const persistence = new ChatPersistence(model, store, {
+      unloadStore: storage,
+      page: new EventTarget()
+    });
+    await persistence.start();
+    expect(model.threadId).toBe('new');
+    persistence.dispose();
+    model.dispose();
+  });
+
+  it('reports an unreadable copy and restores the workspace', async () => {
+    const store = new MemoryStore();
+    const storage = new MemoryStorage();
+    storage.setItem(CHAT_STATE_KEY, '{not json');
+    await store.save(CHAT_STATE_KEY, {
+      version: 1,
+      threadId: 'kept',
+      entries: []
+    });
+    const model = new ChatModel(undefined, trans);
+    const persistence = new ChatPersistence(model, store, {
+      unloadStore: storage,
+      page: new EventTarget()
+    });
+    const problems = await persistence.start();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^the copy kept at unload is not JSON/);
+    expect(model.threadId).toBe('kept');
+    persistence.dispose();
+    model.dispose();
+  });
+});

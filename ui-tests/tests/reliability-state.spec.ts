@@ -1,0 +1,195 @@
+/**
+ * Reloads and second tabs: a reload keeps the transcript up to the last
+ * frame received and a pending review answerable; each review is resumed
+ * once, whether the reviewer double-clicks or answers in two tabs (the server
+ * refuses the second resume and that tab says the review was answered
+ * elsewhere).
+ */
+import { expect, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { Locator, Page, Request } from '@playwright/test';
+
+import { FaultServer, faultEndpoint, playwrightPage } from './fault-server';
+import { lastTurn, openPanel, send, waitIdle } from './review-panel-helpers';
+
+const DEMO_RESUMED =
+  "Resumed. Your decision was: {'decisions': [{'type': 'approve'}]}.";
+
+/** POSTs to the built-in agent's resume route, with their status. */
+function resumeLog(page: Page): { url: string; status: () => number }[] {
+  const log: { url: string; status: () => number }[] = [];
+  page.on('request', (request: Request) => {
+    if (
+      request.method() === 'POST' &&
+      /agent-panel\/resume(\?|$)/.test(request.url())
+    ) {
+      let status = 0;
+      void request.response().then(response => {
+        status = response?.status() ?? -1;
+      });
+      log.push({ url: request.url(), status: () => status });
+    }
+  });
+  return log;
+}
+
+async function startFresh(page: IJupyterLabPageFixture): Promise<Locator> {
+  const panel = await openPanel(page);
+  await panel.locator('.jp-AgentPanel-newChat').click();
+  await expect(panel.locator('.jp-AgentPanel-turn')).toHaveCount(0);
+  return panel;
+}
+
+test.describe('reload while a turn streams', () => {
+  let server: FaultServer;
+  test.use({ mockSettings: faultEndpoint() });
+  test.beforeAll(async () => {
+    server = await FaultServer.start();
+  });
+  test.afterAll(async () => {
+    await server.stop();
+  });
+
+  test('the transcript comes back up to the last frame shown, marked as interrupted', async ({
+    page
+  }) => {
+    const panel = await startFresh(page);
+    await send(panel, 'count');
+    const text = lastTurn(panel).locator('.jp-AgentPanel-text');
+    await expect(text).toContainText('tick-30 ');
+    const shown = ((await text.textContent()) ?? '').trim();
+    await page.reload();
+
+    const restored = await openPanel(page);
+    const turn = lastTurn(restored);
+    const kept = (
+      (await turn.locator('.jp-AgentPanel-text').textContent()) ?? ''
+    ).trim();
+    // Everything shown before the reload, maybe a frame or two more.
+    expect(kept.startsWith(shown)).toBe(true);
+    expect(kept).toMatch(/^(tick-\d+ )*tick-\d+$/);
+    await expect(turn.locator('.jp-AgentPanel-cancelled')).toContainText(
+      'Interrupted by a page reload'
+    );
+    await expect(turn.locator('.jp-AgentPanel-retry')).toBeVisible();
+    await send(restored, 'ok');
+    await expect(lastTurn(restored).locator('.jp-AgentPanel-text')).toHaveText(
+      'all is well'
+    );
+  });
+});
+
+test.describe('reload while a review waits (built-in agent)', () => {
+  test('the review comes back, answers once, even on a double click', async ({
+    page
+  }) => {
+    const resumes = resumeLog(playwrightPage(page));
+    const panel = await startFresh(page);
+    await send(panel, 'ask me a question');
+    await expect(
+      lastTurn(panel).locator('[data-verb="approve"]')
+    ).toBeVisible();
+    await page.reload();
+
+    const restored = await openPanel(page);
+    const approve = lastTurn(restored).locator('[data-verb="approve"]');
+    await expect(approve).toBeEnabled();
+    await approve.dblclick();
+    await expect(lastTurn(restored).locator('.jp-AgentPanel-text')).toHaveText(
+      DEMO_RESUMED
+    );
+    await waitIdle(restored);
+    expect(resumes).toHaveLength(1);
+    expect(resumes[0].status()).toBe(200);
+  });
+});
+
+test.describe('two windows on one workspace (built-in agent)', () => {
+  // Both windows read and write the server's workspace, as real ones do.
+  test.use({ mockState: false });
+
+  test('a review answered in one window is refused in the other, which says so', async ({
+    page,
+    browser,
+    baseURL
+  }) => {
+    const panelA = await startFresh(page);
+    await send(panelA, 'ask me a question');
+    await expect(
+      lastTurn(panelA).locator('[data-verb="approve"]')
+    ).toBeVisible();
+    // JupyterLab saves the workspace shortly after the state changes.
+    await expect
+      .poll(async () => pendingReviewSaved(page, baseURL!), { timeout: 20000 })
+      .toBe(true);
+
+    // Another browser context, as another browser profile or machine: a
+    // second tab of the same one would not open this workspace at all
+    // (JupyterLab's window resolver sends it to a fresh "auto-…" one).
+    const windowB = await browser.newContext();
+    const tabB = await windowB.newPage();
+    const resumesA = resumeLog(playwrightPage(page));
+    const resumesB = resumeLog(tabB);
+    await tabB.goto(page.url());
+    await tabB.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
+    // Once the layout is restored (it may hold the panel open or closed),
+    // activate the panel: unlike a click on its tab, never a toggle.
+    await tabB.evaluate(async () => {
+      const app = (window as any).jupyterapp;
+      await app.restored;
+      app.shell.activateById('jp-agent-panel');
+    });
+    const panelB = tabB.locator('#jp-agent-panel');
+    await expect(panelB).toBeVisible();
+    await expect(
+      lastTurn(panelB).locator('[data-verb="approve"]')
+    ).toBeEnabled();
+    // Answering starts a turn of its own: pin the review's turn.
+    const turnsB = panelB.locator('.jp-AgentPanel-turn');
+    const reviewTurns = await turnsB.count();
+    const reviewB = turnsB
+      .nth(reviewTurns - 1)
+      .locator('.jp-AgentPanel-review');
+
+    await lastTurn(panelA).locator('[data-verb="approve"]').click();
+    await expect(lastTurn(panelA).locator('.jp-AgentPanel-text')).toHaveText(
+      DEMO_RESUMED
+    );
+    await waitIdle(panelA);
+
+    await reviewB.locator('[data-verb="approve"]').click();
+    await expect(reviewB).toHaveAttribute('data-state', 'answered-elsewhere');
+    await expect(reviewB).toContainText(
+      'Already answered elsewhere (in another tab or window)'
+    );
+    await expect(turnsB).toHaveCount(reviewTurns + 1);
+    const bannerB = lastTurn(panelB).locator('.jp-AgentPanel-error');
+    await expect(bannerB).toContainText('HTTP 409');
+    await expect(bannerB).toContainText('This review was already answered');
+    await expect(panelB.locator('.jp-AgentPanel-text')).toHaveCount(0);
+    // Window B is not stuck: it can chat on.
+    await expect(panelB.locator('.jp-AgentPanel-input')).toBeEnabled();
+
+    expect(resumesA.map(r => r.status())).toEqual([200]);
+    expect(resumesB.map(r => r.status())).toEqual([409]);
+    await windowB.close();
+  });
+});
+
+/** The server's workspace holds a conversation whose last turn paused. */
+async function pendingReviewSaved(
+  page: IJupyterLabPageFixture,
+  baseURL: string
+): Promise<boolean> {
+  const response = await page.request.get(
+    `${baseURL}/lab/api/workspaces/default`
+  );
+  if (!response.ok()) {
+    return false;
+  }
+  const saved = (await response.json())?.data?.[
+    'jupyterlab-agent-panel:conversation'
+  ];
+  const last = saved?.entries?.[saved.entries.length - 1];
+  return last?.state?.outcome === 'interrupted';
+}
