@@ -1,6 +1,6 @@
 import { ReadableStream } from 'stream/web';
 
-import { readSse, type IByteReader } from '../transport/sse';
+import { READ_SLICE_MS, readSse, type IByteReader } from '../transport/sse';
 import { fakeBody, toBytes } from './wire-harness';
 
 async function collect(...reads: string[]): Promise<string[]> {
@@ -167,5 +167,78 @@ describe('readSse endings', () => {
     const data: string[] = [];
     await readSse(stream, item => data.push(item));
     expect(data).toEqual(['{"status":"complete"}']);
+  });
+});
+
+describe('readSse slices', () => {
+  /** Three reads, one event each; each event costs `costMs` on a fake clock. */
+  async function readTimed(costMs: number, abortOnYield = false) {
+    let clock = 0;
+    const steps: string[] = [];
+    const controller = new AbortController();
+    await readSse(
+      fakeBody(['data: a\n\n', 'data: b\n\n', 'data: c\n\n'].map(toBytes)),
+      data => {
+        steps.push(data);
+        clock += costMs;
+      },
+      controller.signal,
+      undefined,
+      {
+        now: () => clock,
+        yieldToPage: async () => {
+          steps.push('yield');
+          if (abortOnYield) {
+            controller.abort();
+          }
+        }
+      }
+    );
+    return steps;
+  }
+
+  it('lets the page render once a slice has taken its time', async () => {
+    expect(await readTimed(READ_SLICE_MS + 1)).toEqual([
+      'a',
+      'yield',
+      'b',
+      'yield',
+      'c',
+      'yield'
+    ]);
+  });
+
+  it('reads on without yielding while events are cheap', async () => {
+    expect(await readTimed(1)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('reads nothing more when aborted while the page renders', async () => {
+    expect(await readTimed(READ_SLICE_MS + 1, true)).toEqual(['a', 'yield']);
+  });
+
+  it('yields in a new task by default, and still reads everything', async () => {
+    const many = Array.from({ length: 2000 }, (_, i) => `data: ${i}\n\n`);
+    const data: string[] = [];
+    let tasksRun = 0;
+    const ticker = setInterval(() => (tasksRun += 1), 0);
+    let clock = 0;
+    try {
+      await readSse(
+        fakeBody(many.map(toBytes)),
+        item => {
+          data.push(item);
+          clock += 1;
+        },
+        undefined,
+        undefined,
+        { now: () => clock }
+      );
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(data).toHaveLength(2000);
+    expect(data[1999]).toBe('1999');
+    // 2,000 ms of fake work in 8 ms slices: other tasks ran in between.
+    expect(tasksRun).toBeGreaterThan(0);
   });
 });

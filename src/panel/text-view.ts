@@ -6,9 +6,9 @@ import type { IItemAddress, IItemView, IItemViewContext } from './item-view';
 import { MarkdownView } from './markdown-view';
 
 /**
- * Answer text: sanitized markdown (one render per animation frame, this
- * block only), a Copy button and the `code` actions under each code block,
- * and the `message` actions under the block.
+ * Answer text: sanitized markdown (settled blocks rendered once, the tail at
+ * most once per animation frame), a Copy button and the `code` actions under
+ * each code block, and the `message` actions under the block.
  */
 export class TextView implements IItemView {
   constructor(
@@ -20,7 +20,10 @@ export class TextView implements IItemView {
     this._markdown = new MarkdownView(
       _context.rendermime,
       'jp-AgentPanel-text',
-      node => this._decorateCodeBlocks(node)
+      {
+        rendered: node => this._decorateCodeBlocks(node),
+        discarded: node => this._disposeCodeBars(node)
+      }
     );
     this._messageActions = new ActionBar(
       _context.commands,
@@ -43,17 +46,27 @@ export class TextView implements IItemView {
     this._markdown.setSource((item as ITextBlock).text);
   }
 
+  /** The turn ended: the text is complete. */
+  settle(): void {
+    this._markdown.finish();
+  }
+
   dispose(): void {
-    this._disposeCodeBars();
+    for (const node of [...this._codeBars.keys()]) {
+      this._disposeCodeBars(node);
+    }
     this._messageActions.dispose();
     // Disposes the markdown view with it.
     this.widget.dispose();
   }
 
-  /** Give each rendered code block a Copy button and the `code` actions. */
+  /**
+   * Give each code block of a block just rendered a Copy button and the
+   * `code` actions (settled blocks are rendered, so decorated, once).
+   */
   private _decorateCodeBlocks(node: HTMLElement): void {
-    this._disposeCodeBars();
     const { commands, trans } = this._context;
+    const bars: ICodeBar[] = [];
     for (const pre of node.querySelectorAll('pre')) {
       const code = pre.textContent ?? '';
       const language =
@@ -76,21 +89,30 @@ export class TextView implements IItemView {
       bar.node.prepend(copy);
       bar.node.classList.add('jp-AgentPanel-codeActions');
       pre.after(bar.node);
-      this._codeBars.push({ bar, copy });
+      bars.push({ bar, copy });
+    }
+    if (bars.length > 0) {
+      this._codeBars.set(node, bars);
     }
   }
 
-  private _disposeCodeBars(): void {
-    for (const { bar, copy } of this._codeBars) {
+  private _disposeCodeBars(node: HTMLElement): void {
+    for (const { bar, copy } of this._codeBars.get(node) ?? []) {
       copy.removeEventListener('click', copyCode);
       bar.dispose();
     }
-    this._codeBars = [];
+    this._codeBars.delete(node);
   }
 
   private readonly _markdown: MarkdownView;
   private readonly _messageActions: ActionBar;
-  private _codeBars: { bar: ActionBar; copy: HTMLButtonElement }[] = [];
+  /** The code bars of each rendered block that has code. */
+  private readonly _codeBars = new Map<HTMLElement, ICodeBar[]>();
+}
+
+interface ICodeBar {
+  bar: ActionBar;
+  copy: HTMLButtonElement;
 }
 
 /** One shared listener: the code travels on the button itself. */

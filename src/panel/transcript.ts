@@ -7,6 +7,7 @@ import type {
 } from '../model/chat-model';
 import { AutoScroller } from './autoscroll';
 import { TurnView, ITurnViewContext } from './turn-view';
+import { userContextView } from './user-context';
 
 /**
  * The conversation: user messages and assistant turns, in order. Listens to
@@ -59,16 +60,39 @@ export class TranscriptView extends Panel {
 
   private _append(entry: ChatEntry): void {
     if (entry.kind === 'user') {
-      this.addWidget(
+      this._addToGroup(
         userMessage(entry, this._context.trans.__('Your message'))
       );
+      // What context went with it, under it.
+      const record =
+        entry.context && userContextView(entry.context, this._context.trans);
+      if (record) {
+        this._addToGroup(record);
+      }
       return;
     }
     const view = new TurnView(entry, this._context);
     this._latestTurn?.setLatest(false);
     this._latestTurn = view;
     this._turns.set(entry.key, view);
-    this.addWidget(view);
+    this._addToGroup(view);
+  }
+
+  /**
+   * Entries go in groups of `ENTRIES_PER_GROUP`: a change in the streaming
+   * turn then lays out the groups and the last group's entries, where one
+   * flat list would lay out every entry of a long conversation.
+   */
+  private _addToGroup(widget: Widget): void {
+    if (
+      !this._lastGroup ||
+      this._lastGroup.widgets.length >= ENTRIES_PER_GROUP
+    ) {
+      this._lastGroup = new Panel();
+      this._lastGroup.addClass('jp-AgentPanel-transcriptGroup');
+      this.addWidget(this._lastGroup);
+    }
+    this._lastGroup.addWidget(widget);
   }
 
   private _onTurnChanged(_: ChatModel, update: ITurnUpdate): void {
@@ -79,6 +103,7 @@ export class TranscriptView extends Panel {
   private _rebuild(): void {
     this._turns.clear();
     this._latestTurn = null;
+    this._lastGroup = null;
     for (const widget of [...this.widgets]) {
       widget.dispose();
     }
@@ -91,7 +116,11 @@ export class TranscriptView extends Panel {
   private readonly _scroller: AutoScroller;
   private readonly _turns = new Map<string, TurnView>();
   private _latestTurn: TurnView | null = null;
+  private _lastGroup: Panel | null = null;
 }
+
+/** Entries per group of the transcript (see `_addToGroup`). */
+const ENTRIES_PER_GROUP = 32;
 
 function userMessage(entry: IUserEntry, label: string): Widget {
   const widget = new Widget();

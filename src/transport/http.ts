@@ -10,6 +10,7 @@ import type {
   IHealthReport,
   ITurnHandle,
   ITurnSink,
+  TurnRefusal,
   TurnRequest
 } from './types';
 
@@ -166,7 +167,7 @@ class HttpTurn implements ITurnHandle {
       clearTimeout(this._idleTimer);
       clearTimeout(this._graceTimer);
     }
-    this._sink.end(failure ?? this._idleFailure);
+    this._sink.end(failure ?? this._idleFailure, this._refusal);
   }
 
   /** Read the event stream; returns why it failed, if it did. */
@@ -175,7 +176,9 @@ class HttpTurn implements ITurnHandle {
     response: Response
   ): Promise<string | undefined> {
     if (!response.ok) {
-      return describeHttpFailure(url, response, await response.text());
+      const body = await response.text();
+      this._refusal = refusalOf(response, body);
+      return describeHttpFailure(url, response, body);
     }
     const type = response.headers.get('Content-Type') ?? '';
     if (!type.includes('text/event-stream')) {
@@ -198,7 +201,8 @@ class HttpTurn implements ITurnHandle {
             this._sink.diagnostic(`${url}: ${decoded.reason}`);
           }
         },
-        this._controller.signal
+        this._controller.signal,
+        message => this._sink.diagnostic(`${url}: ${message}`)
       );
     } catch (error) {
       if (!this._controller.signal.aborted) {
@@ -208,23 +212,52 @@ class HttpTurn implements ITurnHandle {
     return undefined;
   }
 
+  /**
+   * A frame came: the idle timeout starts again. A frame only notes the
+   * time; the one timer checks it when due (re-arming a timer per frame
+   * cost more than handling the frame).
+   */
   private _armIdleTimer(url: string): void {
     const { idleTimeoutMs } = this._options;
-    if (idleTimeoutMs <= 0) {
+    this._lastFrameAt = Date.now();
+    if (idleTimeoutMs <= 0 || this._idleTimer !== undefined) {
       return;
     }
-    clearTimeout(this._idleTimer);
-    this._idleTimer = setTimeout(() => {
-      this._idleFailure = `no frame from ${url} for ${idleTimeoutMs / 1000} s (idle timeout)`;
-      this.abort();
-    }, idleTimeoutMs);
+    const wait = (ms: number) => {
+      this._idleTimer = setTimeout(() => {
+        const quiet = Date.now() - this._lastFrameAt;
+        if (quiet < idleTimeoutMs) {
+          wait(idleTimeoutMs - quiet);
+          return;
+        }
+        this._idleFailure = `no frame from ${url} for ${idleTimeoutMs / 1000} s (idle timeout)`;
+        this.abort();
+      }, ms);
+    };
+    wait(idleTimeoutMs);
   }
 
   private readonly _controller = new AbortController();
+  private _refusal: TurnRefusal | undefined;
   private _stopping = false;
   private _idleFailure: string | undefined;
   private _idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private _lastFrameAt = 0;
   private _graceTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** A 409 `nothing_pending` (this project's server): the review was answered elsewhere. */
+function refusalOf(response: Response, body: string): TurnRefusal | undefined {
+  if (response.status !== 409) {
+    return undefined;
+  }
+  try {
+    return JSON.parse(body)?.reason === 'nothing_pending'
+      ? 'nothing_pending'
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** "HTTP 404 Not Found from <url>: <server message>" */

@@ -23,9 +23,20 @@ const ABORTED = Symbol('aborted');
  */
 export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
 
+/**
+ * How long (ms) reading may hold the main thread before it lets the page
+ * render: a body that arrived all at once is otherwise read, decoded and
+ * reduced in one long task, and nothing shows until it ends.
+ */
+export const READ_SLICE_MS = 8;
+
 export interface IReadSseOptions {
   /** Defaults to `MAX_EVENT_CHARS`. */
   maxEventChars?: number;
+  /** The clock of the read slices (ms); defaults to `performance.now`. */
+  now?: () => number;
+  /** Lets the page render between slices; defaults to a new task. */
+  yieldToPage?: () => Promise<void>;
 }
 
 /**
@@ -92,8 +103,16 @@ export async function readSse(
     onAbort = () => resolve(ABORTED);
   });
   signal?.addEventListener('abort', onAbort);
+  const now = options.now ?? (() => performance.now());
+  const yieldToPage = options.yieldToPage ?? nextTask;
+  let sliceStart = now();
   try {
     while (!signal?.aborted) {
+      if (now() - sliceStart > READ_SLICE_MS) {
+        await yieldToPage();
+        sliceStart = now();
+        continue;
+      }
       const result = await Promise.race([reader.read(), aborted]);
       if (result === ABORTED || signal?.aborted) {
         break;
@@ -112,4 +131,22 @@ export async function readSse(
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Resolve in a new task, so the browser may render first. A message channel
+ * has no 4 ms clamp, unlike a zero timeout.
+ */
+function nextTask(): Promise<void> {
+  if (typeof MessageChannel === 'undefined') {
+    return new Promise(resolve => setTimeout(resolve, 0));
+  }
+  return new Promise(resolve => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
 }
