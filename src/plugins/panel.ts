@@ -111,33 +111,35 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
           return; // a double click: the first test reports
         }
         const name = service.endpoint.name;
-        const id = Notification.emit(
-          trans.__('Testing the connection to "%1"…', name),
-          'in-progress',
-          { autoClose: false }
-        );
+        // One notification, with the result: JupyterLab drops an update that
+        // comes before its toast is shown, which would leave a "testing…"
+        // toast open for good. The panel shows the test while it runs.
+        const testing = service.testConnection();
         app.commands.notifyCommandChanged(CommandIDs.testConnection);
-        const report = await service.testConnection();
+        const report = await testing;
         app.commands.notifyCommandChanged(CommandIDs.testConnection);
-        Notification.update({
-          id,
-          message: `${name}: ${report.summary}`,
-          type: report.ok
+        Notification.emit(
+          `${name}: ${report.summary}`,
+          report.ok
             ? 'success'
             : report.verdict === 'needs_setup'
               ? 'warning'
               : 'error',
-          autoClose: report.ok ? 5000 : false,
-          actions: report.ok
-            ? []
-            : [
-                {
-                  label: trans.__('Details'),
-                  caption: trans.__('Show the full report in the agent panel'),
-                  callback: () => app.shell.activateById(panel.id)
-                }
-              ]
-        });
+          {
+            autoClose: report.ok ? 5000 : false,
+            actions: report.ok
+              ? []
+              : [
+                  {
+                    label: trans.__('Details'),
+                    caption: trans.__(
+                      'Show the full report in the agent panel'
+                    ),
+                    callback: () => app.shell.activateById(panel.id)
+                  }
+                ]
+          }
+        );
         return report;
       },
       describedBy: { args: { type: 'object', properties: {} } }
