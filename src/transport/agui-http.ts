@@ -13,6 +13,7 @@ import type { IEndpointSettings } from '../settings';
 import { decodeFrame } from '../wire/frames';
 import { makeEndpointFetch, resolveEndpoint } from './endpoint';
 import { describeHttpFailure } from './http';
+import { IdleWatch } from './idle-watch';
 import { readSse } from './sse';
 import type {
   FetchLike,
@@ -125,6 +126,11 @@ class AguiHttpTurn implements ITurnHandle {
     private readonly _sink: ITurnSink
   ) {
     this._mapper = new AguiRunMapper(_thread, sinkOutput(_sink, _options.url));
+    const { idleTimeoutMs, url } = _options;
+    this._idle = new IdleWatch(idleTimeoutMs, () => {
+      this._idleFailure = `no event from ${url} for ${idleTimeoutMs / 1000} s (idle timeout)`;
+      this.abort();
+    });
     this.done = this._run();
   }
 
@@ -168,7 +174,7 @@ class AguiHttpTurn implements ITurnHandle {
       }
     } finally {
       clearTimeout(connectTimer);
-      clearTimeout(this._idleTimer);
+      this._idle.dispose();
       clearTimeout(this._drainTimer);
     }
     failure ??= this._idleFailure;
@@ -209,7 +215,7 @@ class AguiHttpTurn implements ITurnHandle {
     if (!response.body) {
       return `${url} answered with an empty body`;
     }
-    this._armIdleTimer();
+    this._idle.note();
     try {
       await readSse(
         response.body,
@@ -226,7 +232,7 @@ class AguiHttpTurn implements ITurnHandle {
   }
 
   private _onData(data: string): void {
-    this._armIdleTimer();
+    this._idle.note();
     const parsed = parseEvent(data);
     if (!parsed.ok) {
       this._sink.diagnostic(`${this._options.url}: ${parsed.reason}`);
@@ -236,7 +242,7 @@ class AguiHttpTurn implements ITurnHandle {
     this._mapper.apply(parsed.event);
     if (!wasTerminal && this._mapper.terminal) {
       // Read on a little to report late events, then let the request go.
-      clearTimeout(this._idleTimer);
+      this._idle.dispose();
       this._drainTimer = setTimeout(
         () => this.abort(),
         this._options.drainMs ?? DEFAULT_DRAIN_MS
@@ -251,23 +257,11 @@ class AguiHttpTurn implements ITurnHandle {
     }
   }
 
-  private _armIdleTimer(): void {
-    const { idleTimeoutMs, url } = this._options;
-    if (idleTimeoutMs <= 0 || this._mapper.terminal) {
-      return;
-    }
-    clearTimeout(this._idleTimer);
-    this._idleTimer = setTimeout(() => {
-      this._idleFailure = `no event from ${url} for ${idleTimeoutMs / 1000} s (idle timeout)`;
-      this.abort();
-    }, idleTimeoutMs);
-  }
-
   private readonly _mapper: AguiRunMapper;
   private readonly _controller = new AbortController();
   private _stopped = false;
   private _idleFailure: string | undefined;
-  private _idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly _idle: IdleWatch;
   private _drainTimer: ReturnType<typeof setTimeout> | undefined;
 }
 

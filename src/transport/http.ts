@@ -3,6 +3,7 @@ import type { ServerConnection } from '@jupyterlab/services';
 import type { IEndpointSettings } from '../settings';
 import { decodeFrame } from '../wire/frames';
 import { makeEndpointFetch, resolveEndpoint } from './endpoint';
+import { IdleWatch } from './idle-watch';
 import { readSse } from './sse';
 import type {
   FetchLike,
@@ -164,7 +165,7 @@ class HttpTurn implements ITurnHandle {
       }
     } finally {
       clearTimeout(connectTimer);
-      clearTimeout(this._idleTimer);
+      this._idle?.dispose();
       clearTimeout(this._graceTimer);
     }
     this._sink.end(failure ?? this._idleFailure, this._refusal);
@@ -188,12 +189,17 @@ class HttpTurn implements ITurnHandle {
     if (!response.body) {
       return `${url} answered with an empty body`;
     }
-    this._armIdleTimer(url);
+    const { idleTimeoutMs } = this._options;
+    this._idle = new IdleWatch(idleTimeoutMs, () => {
+      this._idleFailure = `no frame from ${url} for ${idleTimeoutMs / 1000} s (idle timeout)`;
+      this.abort();
+    });
+    this._idle.note();
     try {
       await readSse(
         response.body,
         data => {
-          this._armIdleTimer(url);
+          this._idle?.note();
           const decoded = decodeFrame(data);
           if (decoded.ok) {
             this._sink.frame(decoded.frame);
@@ -212,37 +218,11 @@ class HttpTurn implements ITurnHandle {
     return undefined;
   }
 
-  /**
-   * A frame came: the idle timeout starts again. A frame only notes the
-   * time; the one timer checks it when due (re-arming a timer per frame
-   * cost more than handling the frame).
-   */
-  private _armIdleTimer(url: string): void {
-    const { idleTimeoutMs } = this._options;
-    this._lastFrameAt = Date.now();
-    if (idleTimeoutMs <= 0 || this._idleTimer !== undefined) {
-      return;
-    }
-    const wait = (ms: number) => {
-      this._idleTimer = setTimeout(() => {
-        const quiet = Date.now() - this._lastFrameAt;
-        if (quiet < idleTimeoutMs) {
-          wait(idleTimeoutMs - quiet);
-          return;
-        }
-        this._idleFailure = `no frame from ${url} for ${idleTimeoutMs / 1000} s (idle timeout)`;
-        this.abort();
-      }, ms);
-    };
-    wait(idleTimeoutMs);
-  }
-
   private readonly _controller = new AbortController();
   private _refusal: TurnRefusal | undefined;
   private _stopping = false;
   private _idleFailure: string | undefined;
-  private _idleTimer: ReturnType<typeof setTimeout> | undefined;
-  private _lastFrameAt = 0;
+  private _idle: IdleWatch | undefined;
   private _graceTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
