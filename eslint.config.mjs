@@ -4,6 +4,7 @@ import tseslint from 'typescript-eslint';
 import prettierRecommended from 'eslint-plugin-prettier/recommended';
 import globals from 'globals';
 import jupyterPlugin from '@jupyter/eslint-plugin';
+import layers from './eslint/layers.cjs';
 
 export default defineConfig([
   {
@@ -14,10 +15,12 @@ export default defineConfig([
       'lib',
       '**/*.js',
       '**/*.mjs',
+      '**/*.cjs',
       '**/*.d.ts',
       'jupyterlab_agent_panel',
       'ui-tests',
       'bench',
+      'fixtures',
       '.venv'
     ]
   },
@@ -49,5 +52,6 @@ export default defineConfig([
       'prefer-arrow-callback': 'error'
     }
   },
+  ...layers.layerRules,
   prettierRecommended
 ]);

@@ -3,8 +3,9 @@
  * how it reads and ends a stream, Stop, failures naming the endpoint, health.
  */
 import { AguiHttpTransport } from '../transport/agui-http';
-import type { FetchLike, ITurnSink, TurnRequest } from '../transport/types';
-import { parseSettings } from '../settings';
+import type { FetchLike } from '../transport/types';
+import type { ITurnSink, TurnRequest } from '../wire/turn';
+import { parseSettings } from '../contracts/settings';
 import type { WireFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 import { fixtureSse } from './agui-harness';

@@ -3,9 +3,9 @@
  * envelope it speaks, seq ordering and replay, a refused (busy) run, Stop,
  * reconnect, and following a run another client started.
  */
-import type { IWebSocketLike } from '../agui/chanx';
+import type { IWebSocketLike } from '../transport/chanx';
 import { AguiWsTransport } from '../transport/agui-ws';
-import type { ITurnSink, TurnRequest } from '../transport/types';
+import type { ITurnSink, TurnRequest } from '../wire/turn';
 import type { WireFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 

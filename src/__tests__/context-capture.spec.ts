@@ -22,8 +22,8 @@ import {
   SELECTION_LIMIT,
   selectionMetadata,
   turnContextOf
-} from '../model/context-capture';
-import { ComposerContext } from '../model/composer-context';
+} from '../wire/context';
+import { ComposerContext } from '../model/conversation/composer-context';
 import {
   type IEditorModelPort,
   WorkspaceContextSource

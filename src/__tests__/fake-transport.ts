@@ -1,12 +1,7 @@
 /** A transport the test drives frame by frame, and frame builders. */
 import { nullTranslator } from '@jupyterlab/translation';
-import type {
-  IAgentTransport,
-  IHealthReport,
-  ITurnHandle,
-  ITurnSink,
-  TurnRequest
-} from '../transport/types';
+import type { IAgentTransport, IHealthReport } from '../contracts/transport';
+import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 import { decodeFrame, type WireFrame } from '../wire/frames';
 
 export const trans = nullTranslator.load('jupyterlab_agent_panel');

@@ -3,15 +3,15 @@
  * when a turn completes, what waits for a review, what is kept after an
  * error or a stop, the user's edits, and the round trip through a store.
  */
-import { ChatModel } from '../model/chat-model';
-import { MessageQueue } from '../model/message-queue';
+import { ChatModel } from '../model/conversation/chat-model';
+import { MessageQueue } from '../model/conversation/message-queue';
 import {
   QUEUE_STATE_KEY,
   QueuePersistence,
   readQueue
-} from '../model/queue-persistence';
-import type { IStateStore } from '../model/persistence';
-import type { ITurnContext } from '../transport/types';
+} from '../model/persistence/queue-persistence';
+import type { IStateStore } from '../model/persistence/persistence';
+import type { ITurnContext } from '../wire/turn';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 
 const ASK = frame({

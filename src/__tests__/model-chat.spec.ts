@@ -1,4 +1,4 @@
-import { ChatModel, type ITurnEntry } from '../model/chat-model';
+import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
 import type { TurnChange } from '../wire/types';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 

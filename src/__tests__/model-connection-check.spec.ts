@@ -8,15 +8,19 @@ import {
   classifyHealth,
   hostOf,
   type IConnectionReport
-} from '../model/connection-check';
-import { DEFAULT_ENDPOINT, type IEndpointSettings } from '../settings';
+} from '../model/connection/connection-check';
+import {
+  DEFAULT_ENDPOINT,
+  type IEndpointSettings
+} from '../contracts/settings';
 import {
   asHttpUrl,
   createConnectionProbe,
   probeFromServer,
   type ServerProbeResult
 } from '../transport/probe';
-import type { FetchLike, IAgentTransport } from '../transport/types';
+import type { FetchLike } from '../transport/types';
+import type { IAgentTransport } from '../contracts/transport';
 import { FakeTransport, trans } from './fake-transport';
 
 const PAGE = 'http://lab.example.org/user/ada/lab';

@@ -1,9 +1,10 @@
 import type { IDisposable } from '@lumino/disposable';
 import { openInterrupts } from '../agui/request';
-import { ChatModel, type ITurnEntry } from '../model/chat-model';
-import { readEntry } from '../model/snapshot-reader';
-import { TurnActivityView } from '../panel/turn-activity';
-import type { IForeignRun, ITurnSink } from '../transport/types';
+import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { readEntry } from '../model/persistence/snapshot-reader';
+import { TurnActivityView } from '../panel/transcript/turn-activity';
+import type { IForeignRun } from '../contracts/transport';
+import type { ITurnSink } from '../wire/turn';
 import type { TurnChange } from '../wire/types';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 

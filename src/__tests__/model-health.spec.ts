@@ -1,5 +1,8 @@
-import { HealthMonitor, type IHealthStatus } from '../model/health-monitor';
-import type { IHealthReport } from '../transport/types';
+import {
+  HealthMonitor,
+  type IHealthStatus
+} from '../model/connection/health-monitor';
+import type { IHealthReport } from '../contracts/transport';
 
 const HEALTHY: IHealthReport = {
   state: 'healthy',

@@ -1,11 +1,11 @@
-import { ChatModel, type ITurnEntry } from '../model/chat-model';
+import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
 import {
   CHAT_STATE_KEY,
   ChatPersistence,
   readSnapshot,
   snapshotOf,
   type IStateStore
-} from '../model/persistence';
+} from '../model/persistence/persistence';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 
 const HITL = frame({

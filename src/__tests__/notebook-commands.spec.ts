@@ -19,7 +19,7 @@ import {
 } from '../notebook/commands';
 import type { ConversationEntry } from '../notebook/conversation';
 import type { INotebookHost, IOpenNotebook } from '../notebook/host';
-import { DEFAULT_SETTINGS, type IPanelSettings } from '../settings';
+import { DEFAULT_SETTINGS, type IPanelSettings } from '../contracts/settings';
 import type { IAgentPanel } from '../tokens';
 import type { TranscriptItem } from '../wire/types';
 import { reduceFrames } from './wire-harness';

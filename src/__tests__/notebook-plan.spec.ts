@@ -6,13 +6,13 @@ import './clipboard-shim';
 import { NotebookModel } from '@jupyterlab/notebook';
 import { CommandRegistry } from '@lumino/commands';
 import { Signal } from '@lumino/signaling';
-import { ChatModel, type ITurnEntry } from '../model/chat-model';
-import { PlanTracker } from '../model/plan';
+import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { PlanTracker } from '../model/conversation/plan';
 import { PROVENANCE_KEY } from '../notebook/cells';
 import type { INotebookHost, IOpenNotebook } from '../notebook/host';
 import { INSERT_PLAN_COMMAND as INSERT_PLAN } from '../notebook/commands';
 import { addPlanCommand } from '../notebook/plan-command';
-import { DEFAULT_SETTINGS } from '../settings';
+import { DEFAULT_SETTINGS } from '../contracts/settings';
 import type { IAgentPanel } from '../tokens';
 import { FakeTransport, frame, trans } from './fake-transport';
 

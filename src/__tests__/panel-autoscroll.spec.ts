@@ -1,4 +1,4 @@
-import { AutoScroller, isAtBottom } from '../panel/autoscroll';
+import { AutoScroller, isAtBottom } from '../panel/transcript/autoscroll';
 
 /** A scrolling box whose geometry the test controls (jsdom has no layout). */
 function scrollBox(height = 100, content = 1000) {

@@ -1,10 +1,10 @@
 import './clipboard-shim';
 import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../model/agent-panel-service';
-import { ChatModel } from '../model/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
 import { ChatPanel } from '../panel/chat-panel';
-import { WorkingIndicator } from '../panel/working-indicator';
-import { DEFAULT_SETTINGS } from '../settings';
+import { WorkingIndicator } from '../panel/composer/working-indicator';
+import { DEFAULT_SETTINGS } from '../contracts/settings';
 import {
   chunk,
   click,

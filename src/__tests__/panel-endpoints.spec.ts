@@ -6,17 +6,17 @@
 import './clipboard-shim';
 import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../model/agent-panel-service';
-import { ChatModel } from '../model/chat-model';
-import type { IConnectionReport } from '../model/connection-check';
+import { ChatModel } from '../model/conversation/chat-model';
+import type { IConnectionReport } from '../model/connection/connection-check';
 import {
   ChatPersistence,
   readSnapshot,
   snapshotOf,
   type IStateStore
-} from '../model/persistence';
+} from '../model/persistence/persistence';
 import { CommandIDs } from '../commands';
 import { ChatPanel } from '../panel/chat-panel';
-import { parseSettings, type IEndpointSettings } from '../settings';
+import { parseSettings, type IEndpointSettings } from '../contracts/settings';
 import type { IConnectionProbe } from '../transport/probe';
 import {
   complete,

@@ -10,10 +10,10 @@ import {
 } from '@jupyterlab/rendermime';
 import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
-import { DEFAULT_SETTINGS, type IPanelSettings } from '../settings';
-import type { IItemAction } from '../tokens';
+import { DEFAULT_SETTINGS, type IPanelSettings } from '../contracts/settings';
+import type { IItemAction } from '../contracts/extension-points';
 import type { Decision } from '../wire/types';
-import type { ITurnViewContext } from '../panel/turn-view';
+import type { ITurnViewContext } from '../panel/transcript/turn-view';
 
 export { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 

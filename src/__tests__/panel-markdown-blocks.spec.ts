@@ -1,4 +1,7 @@
-import { linksAcrossBlocks, settledLength } from '../panel/markdown-blocks';
+import {
+  linksAcrossBlocks,
+  settledLength
+} from '../panel/transcript/markdown-blocks';
 
 /** The settled blocks' text and the unsettled tail of `text`. */
 function split(text: string): [string, string] {

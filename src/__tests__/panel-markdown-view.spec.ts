@@ -4,8 +4,8 @@ import {
   MarkdownView,
   MIN_SETTLED_CHARS,
   SETTLED_CHARS_PER_FRAME
-} from '../panel/markdown-view';
-import { TextView } from '../panel/text-view';
+} from '../panel/transcript/markdown-view';
+import { TextView } from '../panel/transcript/text-view';
 import type { ITextBlock } from '../wire/types';
 import {
   afterFrame,

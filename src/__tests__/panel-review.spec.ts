@@ -1,4 +1,4 @@
-import { ReviewCardView } from '../panel/review-card';
+import { ReviewCardView } from '../panel/review/review-card';
 import { readReviewRows } from '../wire/interrupts';
 import type { IInterruptCard } from '../wire/types';
 import { click, makeContext, type ITestContext, typeInto } from './panel-fakes';

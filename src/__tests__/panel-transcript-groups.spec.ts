@@ -1,7 +1,7 @@
 import './clipboard-shim';
 import { Widget } from '@lumino/widgets';
-import { ChatModel } from '../model/chat-model';
-import { TranscriptView } from '../panel/transcript';
+import { ChatModel } from '../model/conversation/chat-model';
+import { TranscriptView } from '../panel/transcript/transcript';
 import { chunk, complete, FakeTransport, makeContext } from './panel-fakes';
 
 afterEach(() => {

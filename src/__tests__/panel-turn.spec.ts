@@ -1,9 +1,9 @@
 import './clipboard-shim';
 import { Clipboard } from '@jupyterlab/apputils';
 import { Widget } from '@lumino/widgets';
-import { ChatModel } from '../model/chat-model';
-import { TranscriptView } from '../panel/transcript';
-import type { TurnView } from '../panel/turn-view';
+import { ChatModel } from '../model/conversation/chat-model';
+import { TranscriptView } from '../panel/transcript/transcript';
+import type { TurnView } from '../panel/transcript/turn-view';
 import {
   afterFrame,
   chunk,

@@ -7,22 +7,22 @@ import './clipboard-shim';
 import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../model/agent-panel-service';
-import { ChatModel, type ITurnEntry } from '../model/chat-model';
-import type { IWorkspaceSnapshot } from '../model/context-capture';
-import type { IContextSource } from '../model/composer-context';
+import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import type { IWorkspaceSnapshot } from '../wire/context';
+import type { IContextSource } from '../model/conversation/composer-context';
 import { ChatPanel } from '../panel/chat-panel';
-import { DisplayInlineView } from '../panel/display-inline-view';
+import { DisplayInlineView } from '../panel/extraction/display-inline-view';
 import {
   createExtractionView,
   registerExtractionRenderer
-} from '../panel/extraction-renderers';
+} from '../panel/extraction/extraction-renderers';
 import {
   extractionSummary,
   ReflectionView,
   SummaryLineView
-} from '../panel/extraction-summary';
-import { ExtractionView } from '../panel/extraction-view';
-import { TodosView } from '../panel/todos-view';
+} from '../panel/extraction/extraction-summary';
+import { ExtractionView } from '../panel/extraction/extraction-view';
+import { TodosView } from '../panel/extraction/todos-view';
 import type { IExtractionCard } from '../wire/types';
 import {
   afterFrame,

@@ -3,14 +3,14 @@
  * previous one (what changed marked), its Markdown checklist, and the
  * tracker over a real chat model.
  */
-import { ChatModel } from '../model/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
 import {
   mergeTodos,
   type IPlan,
   planMarkdown,
   PlanTracker,
   readTodos
-} from '../model/plan';
+} from '../model/conversation/plan';
 import { complete, FakeTransport, frame, trans } from './fake-transport';
 
 const FIRST = [

@@ -3,12 +3,15 @@
  * limit, the reducer's block and note limits, a resume refused because the
  * review was answered elsewhere, and the conversation copy kept at unload.
  */
-import { ChatModel, type ITurnEntry } from '../model/chat-model';
-import { ChatPersistence, CHAT_STATE_KEY } from '../model/persistence';
-import { ReviewCardView } from '../panel/review-card';
+import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import {
+  ChatPersistence,
+  CHAT_STATE_KEY
+} from '../model/persistence/persistence';
+import { ReviewCardView } from '../panel/review/review-card';
 import { ChunkWireHttpTransport } from '../transport/http';
 import { MAX_EVENT_CHARS, readSse } from '../transport/sse';
-import type { ITurnSink, TurnRefusal } from '../transport/types';
+import type { ITurnSink, TurnRefusal } from '../wire/turn';
 import { TurnReducer } from '../wire/reduce';
 import {
   MAX_BLOCK_CHARS,

@@ -13,7 +13,7 @@ import { Widget } from '@lumino/widgets';
 import {
   AgentOutputSanitizer,
   agentOutputRendermime
-} from '../panel/agent-rendermime';
+} from '../panel/common/agent-rendermime';
 import { trans } from './fake-transport';
 
 interface IPayload {

@@ -6,7 +6,7 @@ import {
   describeProblems,
   parseSettings,
   sameEndpoint
-} from '../settings';
+} from '../contracts/settings';
 
 const SCHEMA = JSON.parse(
   fs.readFileSync(

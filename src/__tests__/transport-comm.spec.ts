@@ -8,7 +8,7 @@ import * as path from 'path';
 
 import { CLIENT, KernelCommTransport } from '../transport/comm';
 import { KernelBinding } from '../transport/kernel-binding';
-import type { ITurnSink, TurnRequest } from '../transport/types';
+import type { ITurnSink, TurnRequest } from '../wire/turn';
 import type { WireFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 import {

@@ -10,7 +10,7 @@ import { chatInput } from '../agui/request';
 import { KernelCommTransport } from '../transport/comm';
 import { ChunkWireHttpTransport } from '../transport/http';
 import { KernelBinding } from '../transport/kernel-binding';
-import type { ITurnContext, ITurnSink, TurnRequest } from '../transport/types';
+import type { ITurnContext, ITurnSink, TurnRequest } from '../wire/turn';
 import {
   FakeAgentHelper,
   FakeKernel,

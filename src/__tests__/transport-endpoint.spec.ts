@@ -7,7 +7,10 @@ import { aguiHttpTransportFactory } from '../transport/agui-http';
 import { aguiWsTransportFactory } from '../transport/agui-ws';
 import { makeEndpointFetch, resolveEndpoint } from '../transport/endpoint';
 import { httpTransportFactory } from '../transport/http';
-import { DEFAULT_ENDPOINT, type IEndpointSettings } from '../settings';
+import {
+  DEFAULT_ENDPOINT,
+  type IEndpointSettings
+} from '../contracts/settings';
 
 const BASE = 'http://hub.example.org/user/ada/';
 const TOKEN = 'jupyter-token-ada';

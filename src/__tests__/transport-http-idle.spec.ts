@@ -4,7 +4,7 @@
  */
 import { ChunkWireHttpTransport } from '../transport/http';
 import type { IByteStream } from '../transport/sse';
-import type { ITurnSink } from '../transport/types';
+import type { ITurnSink } from '../wire/turn';
 
 const IDLE_MS = 300;
 const FRAME_EVERY_MS = 25;

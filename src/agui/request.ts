@@ -6,7 +6,7 @@
  */
 import type { Context, ResumeEntry, RunAgentInput } from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
-import type { ITurnContext } from '../transport/types';
+import type { ITurnContext } from '../wire/turn';
 import type { Decision } from '../wire/types';
 import type { IOpenInterrupt } from './thread';
 

@@ -10,16 +10,24 @@ import {
   IPanelSettings,
   sameEndpoint,
   TransportKind
-} from '../settings';
-import type { IAgentPanel, IItemAction, TransportFactory } from '../tokens';
+} from '../contracts/settings';
+import type {
+  IItemAction,
+  TransportFactory
+} from '../contracts/extension-points';
+import type { IAgentPanel } from './agent-panel';
 import type { IConnectionProbe } from '../transport/probe';
-import type { IAgentTransport } from '../transport/types';
-import type { ChatEntry, ChatModel, ChatStatus } from './chat-model';
-import type { IConnectionReport } from './connection-check';
-import { ComposerContext } from './composer-context';
-import { HealthMonitor } from './health-monitor';
-import { MessageQueue } from './message-queue';
-import { PlanTracker } from './plan';
+import type { IAgentTransport } from '../contracts/transport';
+import type {
+  ChatEntry,
+  ChatModel,
+  ChatStatus
+} from './conversation/chat-model';
+import type { IConnectionReport } from './connection/connection-check';
+import { ComposerContext } from './conversation/composer-context';
+import { HealthMonitor } from './connection/health-monitor';
+import { MessageQueue } from './conversation/message-queue';
+import { PlanTracker } from './conversation/plan';
 
 /** A "Test connection" started (`report` null) or finished. */
 export interface IConnectionTestEvent {
@@ -179,7 +187,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     let report: IConnectionReport;
     try {
       const [{ checkConnection }, probe] = await Promise.all([
-        import('./connection-check'),
+        import('./connection/connection-check'),
         loadProbe()
       ]);
       report = await checkConnection({

@@ -1,6 +1,11 @@
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
-import { planMarkdown, readTodos, TODOS_TYPE, type ITodo } from '../model/plan';
+import {
+  planMarkdown,
+  readTodos,
+  TODOS_TYPE,
+  type ITodo
+} from '../model/conversation/plan';
 import { markdownCell } from './cells';
 import { INSERT_PLAN_COMMAND, type INotebookCommandsOptions } from './commands';
 import { NotebookInserter } from './inserter';

@@ -8,8 +8,8 @@ import {
   type IEditorRange,
   type ISelectionRef,
   type IWorkspaceSnapshot
-} from '../model/context-capture';
-import type { IContextSource } from '../model/composer-context';
+} from '../wire/context';
+import type { IContextSource } from '../model/conversation/composer-context';
 
 /** An editor model: its text, and the selections its editors report. */
 export interface IEditorModelPort {

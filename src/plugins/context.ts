@@ -4,7 +4,7 @@ import type {
 } from '@jupyterlab/application';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { INotebookTracker } from '@jupyterlab/notebook';
-import type { IPanelSettings } from '../settings';
+import type { IPanelSettings } from '../contracts/settings';
 import { IAgentPanel } from '../tokens';
 
 /**

@@ -16,9 +16,9 @@ import { agentIcon } from '../icons';
 // the settings parser is in the same chunk, pulled in by the service.
 /* eslint-disable jupyter/prefer-lazy-imports */
 import { AgentPanelService } from '../model/agent-panel-service';
-import { ChatModel } from '../model/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
 import { ChatPanel } from '../panel/chat-panel';
-import { describeProblems, parseSettings } from '../settings';
+import { describeProblems, parseSettings } from '../contracts/settings';
 import { httpTransportFactory } from '../transport/http';
 /* eslint-enable jupyter/prefer-lazy-imports */
 import { IAgentPanel } from '../tokens';
@@ -163,11 +163,13 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
             console.error(`Agent Panel: could not restore ${what}.`, reason);
           });
       void restore('the conversation', async () => {
-        const { ChatPersistence } = await import('../model/persistence');
+        const { ChatPersistence } =
+          await import('../model/persistence/persistence');
         return new ChatPersistence(service.model, state);
       });
       void restore('the queue', async () => {
-        const { QueuePersistence } = await import('../model/queue-persistence');
+        const { QueuePersistence } =
+          await import('../model/persistence/queue-persistence');
         return new QueuePersistence(service.queue, state);
       });
     }

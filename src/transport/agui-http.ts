@@ -5,24 +5,19 @@
  */
 import type { ServerConnection } from '@jupyterlab/services';
 import { parseEvent } from '../agui/events';
-import { sinkOutput } from '../agui/output';
+import { sinkOutput } from './frame-output';
 import { chatInput, openInterrupts, resumeInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper, CANCELLED_BY_USER } from '../agui/to-chunk-frames';
-import type { IEndpointSettings } from '../settings';
+import type { IEndpointSettings } from '../contracts/settings';
 import { decodeFrame } from '../wire/frames';
 import { makeEndpointFetch, resolveEndpoint } from './endpoint';
 import { describeHttpFailure } from './http';
 import { IdleWatch } from './idle-watch';
 import { readSse } from './sse';
-import type {
-  FetchLike,
-  IAgentTransport,
-  IHealthReport,
-  ITurnHandle,
-  ITurnSink,
-  TurnRequest
-} from './types';
+import type { FetchLike } from './types';
+import type { IAgentTransport, IHealthReport } from '../contracts/transport';
+import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 
 export interface IAguiHttpOptions {
   /** The AG-UI endpoint: runs are POSTed to it, health is a GET of it. */

@@ -7,22 +7,20 @@
  * (or a join from another tab) is applied once, in order.
  */
 import type { IDisposable } from '@lumino/disposable';
-import { ChanxConnection, type SocketFactory } from '../agui/chanx';
+import { ChanxConnection, type SocketFactory } from './chanx';
 import { parseEvent, stringField } from '../agui/events';
-import { sinkOutput } from '../agui/output';
+import { sinkOutput } from './frame-output';
 import { chatInput, openInterrupts, resumeInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper, CANCELLED_BY_USER } from '../agui/to-chunk-frames';
-import type { IEndpointSettings } from '../settings';
+import type { IEndpointSettings } from '../contracts/settings';
 import { decodeFrame } from '../wire/frames';
 import type {
   IAgentTransport,
   IForeignRun,
-  IHealthReport,
-  ITurnHandle,
-  ITurnSink,
-  TurnRequest
-} from './types';
+  IHealthReport
+} from '../contracts/transport';
+import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 
 export interface IAguiWsOptions {
   /** The chanx route, `ws://…` or `wss://…`. */

@@ -19,14 +19,13 @@ import {
   type TurnMessage
 } from './agent-channel';
 import type { BindingChange, KernelBinding } from './kernel-binding';
+import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type {
-  IAgentTransport,
-  IHealthReport,
   ITurnHandle,
   ITurnSink,
   TurnRefusal,
   TurnRequest
-} from './types';
+} from '../wire/turn';
 
 /** Sent in the open data; keep in step with package.json (a test checks). */
 export const CLIENT = 'jupyterlab-agent-panel@0.1.0';

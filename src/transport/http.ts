@@ -1,19 +1,18 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import type { ServerConnection } from '@jupyterlab/services';
-import type { IEndpointSettings } from '../settings';
+import type { IEndpointSettings } from '../contracts/settings';
 import { decodeFrame } from '../wire/frames';
 import { makeEndpointFetch, resolveEndpoint } from './endpoint';
 import { IdleWatch } from './idle-watch';
 import { readSse } from './sse';
+import type { FetchLike } from './types';
+import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type {
-  FetchLike,
-  IAgentTransport,
-  IHealthReport,
   ITurnHandle,
   ITurnSink,
   TurnRefusal,
   TurnRequest
-} from './types';
+} from '../wire/turn';
 
 export interface IHttpTransportOptions {
   /** Absolute base URL of the chunk-wire API (`chat`, `resume`, … below it). */

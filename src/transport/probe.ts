@@ -8,7 +8,7 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import type { IEndpointSettings } from '../settings';
+import type { IEndpointSettings } from '../contracts/settings';
 import { makeEndpointFetch, resolveEndpoint } from './endpoint';
 import { describeHttpFailure } from './http';
 import type { FetchLike } from './types';

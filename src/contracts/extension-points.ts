@@ -1,0 +1,27 @@
+/**
+ * What other plugins contribute to the panel: transports for an endpoint
+ * kind and commands shown on transcript items.
+ */
+import type { IAgentTransport } from './transport';
+import type { IEndpointSettings } from './settings';
+
+/** Builds the transport for an endpoint of one kind (`http`, `comm`, `agui`). */
+export type TransportFactory = (endpoint: IEndpointSettings) => IAgentTransport;
+
+/**
+ * Where a command shows up in the transcript, and the arguments it gets:
+ * - `extraction`: a button on each extraction card; args `{turn, item}`;
+ * - `code`: a button on each code block of an answer; args `{code, language}`;
+ * - `message`: a button on each answer text block; args `{turn, item}`;
+ * - `plan`: a button on the plan pinned at the top of the panel; args
+ *   `{turn, item}` of the `todos` extraction the plan shows.
+ * `turn` is the turn entry's key and `item` the item's key (see
+ * `ChatModel.findItem`). The button's label, caption and enabled state come
+ * from the command, so a command that cannot apply explains why in its caption.
+ */
+export interface IItemAction {
+  command: string;
+  target: 'extraction' | 'code' | 'message' | 'plan';
+  /** Lower ranks come first. */
+  rank?: number;
+}

@@ -1,0 +1,457 @@
+/**
+ * Typed view of the `jupyterlab-agent-panel:plugin` settings.
+ *
+ * The schema validates shapes in the Settings Editor; this module reads the
+ * composite again (it may come from a hand-edited overrides file), adds what
+ * JSON Schema cannot say (unique names, a default that exists, a usable URL,
+ * headers a browser can send) and reports each problem with the field it
+ * concerns and what is used instead.
+ */
+import {
+  type ContextDefaults,
+  DEFAULT_CONTEXT_DEFAULTS,
+  readContextDefaults
+} from '../wire/context';
+
+export type TransportKind = 'http' | 'comm' | 'agui';
+
+export interface IEndpointSettings {
+  name: string;
+  transport: TransportKind;
+  url: string;
+  headers: Record<string, string>;
+  commTarget: string;
+  notebook: string;
+  connectTimeoutSeconds: number;
+  idleTimeoutSeconds: number;
+}
+
+export interface IPanelSettings {
+  endpoints: IEndpointSettings[];
+  defaultEndpoint: string;
+  maxToolResultChars: number;
+  insertPosition: 'below-active' | 'end';
+  sendKey: 'Enter' | 'Ctrl+Enter';
+  /** Which context goes with a message unless removed from it. */
+  context: ContextDefaults;
+}
+
+export interface ISettingsProblem {
+  /** JSON-pointer-like path of the offending field, e.g. `endpoints[1].url`. */
+  field: string;
+  message: string;
+}
+
+export const DEFAULT_ENDPOINT: IEndpointSettings = {
+  name: 'Built-in agent (server)',
+  transport: 'http',
+  url: 'agent-panel/',
+  headers: {},
+  commTarget: 'agent_panel',
+  notebook: '',
+  connectTimeoutSeconds: 30,
+  idleTimeoutSeconds: 600
+};
+
+export const DEFAULT_SETTINGS: IPanelSettings = {
+  endpoints: [
+    DEFAULT_ENDPOINT,
+    {
+      ...DEFAULT_ENDPOINT,
+      name: 'Notebook kernel',
+      transport: 'comm',
+      url: ''
+    }
+  ],
+  defaultEndpoint: DEFAULT_ENDPOINT.name,
+  maxToolResultChars: 2000,
+  insertPosition: 'below-active',
+  sendKey: 'Enter',
+  context: DEFAULT_CONTEXT_DEFAULTS
+};
+
+/** The schema's `minimum` of `maxToolResultChars`. */
+export const MIN_TOOL_RESULT_CHARS = 100;
+
+const TRANSPORTS: readonly TransportKind[] = ['http', 'comm', 'agui'];
+const INSERT_POSITIONS: readonly IPanelSettings['insertPosition'][] = [
+  'below-active',
+  'end'
+];
+const SEND_KEYS: readonly IPanelSettings['sendKey'][] = ['Enter', 'Ctrl+Enter'];
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers a page may not set: the browser drops them without a word. */
+const FORBIDDEN_HEADERS = new Set([
+  'accept-charset',
+  'accept-encoding',
+  'access-control-request-headers',
+  'access-control-request-method',
+  'connection',
+  'content-length',
+  'cookie',
+  'cookie2',
+  'date',
+  'dnt',
+  'expect',
+  'host',
+  'keep-alive',
+  'origin',
+  'referer',
+  'set-cookie',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'via'
+]);
+
+/**
+ * Read the composite settings. Invalid endpoints are dropped and invalid
+ * values replaced by their default (each reported), so one bad entry never
+ * disables the panel.
+ */
+export function parseSettings(composite: unknown): {
+  settings: IPanelSettings;
+  problems: ISettingsProblem[];
+} {
+  const problems: ISettingsProblem[] = [];
+  const read = new FieldReader(problems);
+  const raw = isObject(composite) ? composite : {};
+  if (!isObject(composite) && composite !== undefined && composite !== null) {
+    problems.push({
+      field: '(settings)',
+      message: 'the settings are not a JSON object; using the defaults'
+    });
+  }
+  let rawEndpoints: unknown[] = DEFAULT_SETTINGS.endpoints;
+  if (Array.isArray(raw.endpoints)) {
+    rawEndpoints = raw.endpoints;
+  } else if (raw.endpoints !== undefined) {
+    problems.push({
+      field: 'endpoints',
+      message: 'must be a list of endpoints; using the built-in ones'
+    });
+  }
+  const endpoints: IEndpointSettings[] = [];
+  rawEndpoints.forEach((entry, index) => {
+    const field = `endpoints[${index}]`;
+    const endpoint = parseEndpoint(entry, field, read);
+    if (!endpoint) {
+      return;
+    }
+    if (endpoints.some(e => e.name === endpoint.name)) {
+      problems.push({
+        field: `${field}.name`,
+        message: `the name "${endpoint.name}" is used by another endpoint; this one is left out`
+      });
+      return;
+    }
+    endpoints.push(endpoint);
+  });
+  if (endpoints.length === 0) {
+    problems.push({
+      field: 'endpoints',
+      message: 'no usable endpoint; using the built-in agent'
+    });
+    endpoints.push(DEFAULT_ENDPOINT);
+  }
+  let defaultEndpoint = read.string(
+    raw.defaultEndpoint,
+    'defaultEndpoint',
+    endpoints[0].name
+  );
+  if (!endpoints.some(e => e.name === defaultEndpoint)) {
+    problems.push({
+      field: 'defaultEndpoint',
+      message: `no endpoint is named "${defaultEndpoint}"; using "${endpoints[0].name}"`
+    });
+    defaultEndpoint = endpoints[0].name;
+  }
+  return {
+    settings: {
+      endpoints,
+      defaultEndpoint,
+      maxToolResultChars: read.number(
+        raw.maxToolResultChars,
+        'maxToolResultChars',
+        DEFAULT_SETTINGS.maxToolResultChars,
+        MIN_TOOL_RESULT_CHARS,
+        true
+      ),
+      insertPosition: read.oneOf(
+        raw.insertPosition,
+        'insertPosition',
+        INSERT_POSITIONS,
+        DEFAULT_SETTINGS.insertPosition
+      ),
+      sendKey: read.oneOf(
+        raw.sendKey,
+        'sendKey',
+        SEND_KEYS,
+        DEFAULT_SETTINGS.sendKey
+      ),
+      context: readContextDefaults(raw.context, problems)
+    },
+    problems
+  };
+}
+
+/** One problem per line, for a notification or a log. */
+export function describeProblems(problems: ISettingsProblem[]): string {
+  return problems
+    .map(problem => `${problem.field}: ${problem.message}`)
+    .join('\n');
+}
+
+/** Whether two endpoints would build the same transport. */
+export function sameEndpoint(
+  a: IEndpointSettings,
+  b: IEndpointSettings
+): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function parseEndpoint(
+  entry: unknown,
+  field: string,
+  read: FieldReader
+): IEndpointSettings | null {
+  const problems = read.problems;
+  if (!isObject(entry)) {
+    problems.push({ field, message: 'must be an object; left out' });
+    return null;
+  }
+  const name = read.string(entry.name, `${field}.name`, '').trim();
+  if (!name) {
+    problems.push({
+      field: `${field}.name`,
+      message: 'a name is required; this endpoint is left out'
+    });
+    return null;
+  }
+  const transport = entry.transport ?? DEFAULT_ENDPOINT.transport;
+  if (!TRANSPORTS.includes(transport as TransportKind)) {
+    problems.push({
+      field: `${field}.transport`,
+      message: `${JSON.stringify(transport)} is not one of ${TRANSPORTS.join(', ')}; this endpoint is left out`
+    });
+    return null;
+  }
+  const kind = transport as TransportKind;
+  const url = read.string(entry.url, `${field}.url`, '').trim();
+  if (kind !== 'comm') {
+    const urlProblem = checkUrl(url, kind);
+    if (urlProblem) {
+      problems.push({ field: `${field}.url`, message: urlProblem });
+      return null;
+    }
+  }
+  return {
+    name,
+    transport: kind,
+    url,
+    headers: readHeaders(entry.headers, field, kind, url, problems),
+    commTarget:
+      read.string(entry.commTarget, `${field}.commTarget`, '').trim() ||
+      DEFAULT_ENDPOINT.commTarget,
+    notebook: read.string(entry.notebook, `${field}.notebook`, '').trim(),
+    connectTimeoutSeconds: read.number(
+      entry.connectTimeoutSeconds,
+      `${field}.connectTimeoutSeconds`,
+      DEFAULT_ENDPOINT.connectTimeoutSeconds,
+      1
+    ),
+    idleTimeoutSeconds: read.number(
+      entry.idleTimeoutSeconds,
+      `${field}.idleTimeoutSeconds`,
+      DEFAULT_ENDPOINT.idleTimeoutSeconds,
+      0
+    )
+  };
+}
+
+/** The headers a browser will really send; the others are reported. */
+function readHeaders(
+  raw: unknown,
+  field: string,
+  transport: TransportKind,
+  url: string,
+  problems: ISettingsProblem[]
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (raw === undefined) {
+    return headers;
+  }
+  if (!isObject(raw)) {
+    problems.push({
+      field: `${field}.headers`,
+      message: 'must be an object of header names to values; ignored'
+    });
+    return headers;
+  }
+  for (const [name, value] of Object.entries(raw)) {
+    const where = `${field}.headers.${name}`;
+    if (typeof value !== 'string') {
+      problems.push({
+        field: where,
+        message: 'a header value must be a string; not sent'
+      });
+    } else if (!HEADER_NAME.test(name)) {
+      problems.push({
+        field: where,
+        message: `"${name}" is not a valid header name; not sent`
+      });
+    } else if (/[\r\n\0]/.test(value)) {
+      problems.push({
+        field: where,
+        message: 'a header value cannot contain line breaks; not sent'
+      });
+    } else if (isForbiddenHeader(name)) {
+      problems.push({
+        field: where,
+        message: `browsers do not let a page set "${name}"; not sent`
+      });
+    } else {
+      headers[name] = value;
+    }
+  }
+  if (Object.keys(headers).length === 0) {
+    return headers;
+  }
+  if (transport === 'comm') {
+    problems.push({
+      field: `${field}.headers`,
+      message: 'the comm transport sends no HTTP requests; ignored'
+    });
+  } else if (/^wss?:/i.test(url)) {
+    problems.push({
+      field: `${field}.headers`,
+      message: 'browsers cannot send headers with a websocket; ignored'
+    });
+  } else if (isUnderJupyterBaseUrl(url)) {
+    problems.push({
+      field: `${field}.headers`,
+      message:
+        "a relative URL is a Jupyter server route, which gets Jupyter's own credentials instead; ignored"
+    });
+  }
+  return headers;
+}
+
+function isForbiddenHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    FORBIDDEN_HEADERS.has(lower) ||
+    lower.startsWith('proxy-') ||
+    lower.startsWith('sec-')
+  );
+}
+
+/**
+ * A relative path with no `..` segment resolves under the Jupyter base URL
+ * whatever that is (see `transport/endpoint.ts`).
+ */
+function isUnderJupyterBaseUrl(url: string): boolean {
+  if (hasScheme(url) || url.startsWith('/')) {
+    return false;
+  }
+  const path = url.split(/[?#]/)[0];
+  return !path.split('/').includes('..');
+}
+
+/** Why a URL setting cannot be used, or null when it can. */
+function checkUrl(url: string, transport: TransportKind): string | null {
+  if (!url) {
+    return 'a URL is required for this transport; this endpoint is left out';
+  }
+  if (hasScheme(url)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return `"${url}" is not a valid URL`;
+    }
+    // An AG-UI endpoint may also be a chanx websocket route.
+    const allowed =
+      transport === 'agui'
+        ? ['http:', 'https:', 'ws:', 'wss:']
+        : ['http:', 'https:'];
+    if (!allowed.includes(parsed.protocol)) {
+      return `"${parsed.protocol}" URLs are not supported; use ${allowed.join(' or ')}`;
+    }
+  }
+  return null;
+}
+
+/** Reads optional fields: absent gives the default quietly, wrong reports. */
+class FieldReader {
+  constructor(readonly problems: ISettingsProblem[]) {}
+
+  string(value: unknown, field: string, fallback: string): string {
+    if (value === undefined || typeof value === 'string') {
+      return value ?? fallback;
+    }
+    this._replaced(field, 'must be a string', JSON.stringify(fallback));
+    return fallback;
+  }
+
+  number(
+    value: unknown,
+    field: string,
+    fallback: number,
+    minimum: number,
+    integer = false
+  ): number {
+    if (value === undefined) {
+      return fallback;
+    }
+    const valid =
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      value >= minimum &&
+      (!integer || Number.isInteger(value));
+    if (valid) {
+      return value;
+    }
+    this._replaced(
+      field,
+      `must be ${integer ? 'a whole number' : 'a number'} of at least ${minimum} (got ${JSON.stringify(value)})`,
+      String(fallback)
+    );
+    return fallback;
+  }
+
+  oneOf<T extends string>(
+    value: unknown,
+    field: string,
+    allowed: readonly T[],
+    fallback: T
+  ): T {
+    if (value === undefined) {
+      return fallback;
+    }
+    if (allowed.includes(value as T)) {
+      return value as T;
+    }
+    this._replaced(
+      field,
+      `${JSON.stringify(value)} is not one of ${allowed.map(a => JSON.stringify(a)).join(', ')}`,
+      JSON.stringify(fallback)
+    );
+    return fallback;
+  }
+
+  private _replaced(field: string, why: string, used: string): void {
+    this.problems.push({ field, message: `${why}; using ${used}` });
+  }
+}
+
+function hasScheme(url: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:/i.test(url);
+}
+
+function isObject(value: unknown): value is Record<string, any> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,44 @@
+/**
+ * The interface every transport implements and the model consumes: plugins
+ * register factories of it, the model never sees a concrete transport.
+ */
+import type { IDisposable } from '@lumino/disposable';
+import type { ISignal } from '@lumino/signaling';
+import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
+
+export type HealthState = 'healthy' | 'needs_setup' | 'unreachable';
+
+export interface IHealthReport {
+  state: HealthState;
+  /** A sentence for the user: why it is not healthy, or the agent's name. */
+  message: string;
+  agentName: string | null;
+}
+
+/** A run on a followed thread that this panel did not start. */
+export interface IForeignRun {
+  runId: string;
+  /** Ask the producer to stop it (any client of the thread may). */
+  stop(): void;
+}
+
+/** One way of talking to an agent: HTTP chunk wire, kernel comm, AG-UI. */
+export interface IAgentTransport extends IDisposable {
+  /** Short label for the header: the URL, or the notebook and kernel. */
+  readonly label: string;
+  /** Emitted when `label` changes (e.g. the comm follows another notebook). */
+  readonly labelChanged?: ISignal<IAgentTransport, void>;
+  startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle;
+  checkHealth(): Promise<IHealthReport>;
+  /**
+   * Watch `threadId` for runs other clients start (another tab, or a run
+   * still going after a reload): `onRun` gets each from its first event and
+   * returns the sink to deliver it to, or null to let it pass. Only
+   * transports that can see other clients' runs (the AG-UI websocket)
+   * provide it.
+   */
+  followThread?(
+    threadId: string,
+    onRun: (run: IForeignRun) => ITurnSink | null
+  ): IDisposable;
+}

@@ -1,0 +1,31 @@
+/** The agent panel as other plugins see it (provided as `IAgentPanel`). */
+import type { IDisposable } from '@lumino/disposable';
+import type { ISignal } from '@lumino/signaling';
+import type {
+  IItemAction,
+  TransportFactory
+} from '../contracts/extension-points';
+import type { IPanelSettings, TransportKind } from '../contracts/settings';
+import type { ChatModel } from './conversation/chat-model';
+import type { ComposerContext } from './conversation/composer-context';
+import type { PlanTracker } from './conversation/plan';
+
+/** The agent side panel, for plugins that add transports or item actions. */
+export interface IAgentPanel {
+  /** The conversation shown in the panel. */
+  readonly model: ChatModel;
+  /** The current settings (already validated). */
+  readonly settings: IPanelSettings;
+  readonly settingsChanged: ISignal<IAgentPanel, IPanelSettings>;
+  /** The context the next message takes; a plugin sets where it comes from. */
+  readonly composerContext: ComposerContext;
+  /** The agent's plan: the conversation's latest `todos` extraction. */
+  readonly plan: PlanTracker;
+  /** Provide the transport for endpoints of `kind`. */
+  registerTransport(
+    kind: TransportKind,
+    factory: TransportFactory
+  ): IDisposable;
+  /** Show a command as a button on transcript items. */
+  addItemAction(action: IItemAction): IDisposable;
+}

@@ -1,0 +1,110 @@
+import type { IDisposable } from '@lumino/disposable';
+import { ISignal, Signal } from '@lumino/signaling';
+import type { ITurnContext } from '../../wire/turn';
+import {
+  type ContextDefaults,
+  type ContextKind,
+  DEFAULT_CONTEXT_DEFAULTS,
+  EMPTY_SNAPSHOT,
+  type IWorkspaceSnapshot,
+  turnContextOf
+} from '../../wire/context';
+
+/** Where the workspace context comes from (JupyterLab's shell and trackers). */
+export interface IContextSource extends IDisposable {
+  /** Something the snapshot reads may have changed. */
+  readonly changed: ISignal<IContextSource, void>;
+  snapshot(): IWorkspaceSnapshot;
+}
+
+/**
+ * The context that will go with the next message: what the workspace shows
+ * now, and which kinds the user keeps. Defaults come from the settings; a
+ * kind removed (or added back) applies to the next message only.
+ */
+export class ComposerContext implements IDisposable {
+  get snapshot(): IWorkspaceSnapshot {
+    return this._snapshot;
+  }
+
+  /** The snapshot, the defaults or the user's choice changed. */
+  get changed(): ISignal<this, void> {
+    return this._changed;
+  }
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  /**
+   * Follow `source`, or nothing (no context is sent). The source is owned
+   * from then on: disposed when replaced, or with this object.
+   */
+  setSource(source: IContextSource | null): void {
+    this._source?.dispose();
+    this._source = source;
+    source?.changed.connect(this.refresh, this);
+    this.refresh();
+  }
+
+  set defaults(defaults: ContextDefaults) {
+    this._defaults = { ...defaults };
+    this._changed.emit();
+  }
+
+  /** Whether `kind` goes with the next message. */
+  isIncluded(kind: ContextKind): boolean {
+    return this._choices.get(kind) ?? this._defaults[kind];
+  }
+
+  /** Keep or remove `kind` for the next message. */
+  setIncluded(kind: ContextKind, included: boolean): void {
+    if (this.isIncluded(kind) !== included) {
+      this._choices.set(kind, included);
+      this._changed.emit();
+    }
+  }
+
+  /** Read the workspace again. */
+  refresh(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._snapshot = this._source?.snapshot() ?? EMPTY_SNAPSHOT;
+    this._changed.emit();
+  }
+
+  /**
+   * The context fields for the next message, from a fresh look at the
+   * workspace (the chips show the same): null when nothing applies.
+   */
+  current(): ITurnContext | null {
+    this.refresh();
+    return turnContextOf(this._snapshot, kind => this.isIncluded(kind));
+  }
+
+  /** The message was sent or queued: the next one starts from the defaults. */
+  reset(): void {
+    if (this._choices.size > 0) {
+      this._choices.clear();
+      this._changed.emit();
+    }
+  }
+
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._isDisposed = true;
+    this._source?.dispose();
+    this._source = null;
+    Signal.clearData(this);
+  }
+
+  private _source: IContextSource | null = null;
+  private _snapshot: IWorkspaceSnapshot = EMPTY_SNAPSHOT;
+  private _defaults: ContextDefaults = { ...DEFAULT_CONTEXT_DEFAULTS };
+  private readonly _choices = new Map<ContextKind, boolean>();
+  private _isDisposed = false;
+  private readonly _changed = new Signal<this, void>(this);
+}

@@ -1,0 +1,325 @@
+/**
+ * Validation of saved conversation entries (see `persistence.ts`). Saved data
+ * may come from an older build or be edited by hand: every field the views
+ * rely on is checked, and the error names the first one that is wrong.
+ */
+import type { ITurnContext, TurnRequest } from '../../wire/turn';
+import {
+  CANONICAL_VERBS,
+  type Decision,
+  type DecisionVerb,
+  type IActionRequest,
+  type ITurnState,
+  type Outcome,
+  type ToolStatus,
+  type TranscriptItem
+} from '../../wire/types';
+import type {
+  ChatEntry,
+  ITurnEntry,
+  IUserEntry
+} from '../conversation/chat-model';
+
+type JsonObject = Record<string, unknown>;
+
+const OUTCOMES: readonly Outcome[] = [
+  'complete',
+  'interrupted',
+  'error',
+  'cancelled'
+];
+const TOOL_STATUSES: readonly ToolStatus[] = [
+  'pending',
+  'success',
+  'error',
+  'unknown'
+];
+
+export function readEntry(raw: unknown): ChatEntry {
+  const entry = object(raw, 'the entry');
+  if (entry.kind === 'user') {
+    const user: IUserEntry = {
+      kind: 'user',
+      key: string(entry.key, 'key'),
+      text: string(entry.text, 'text'),
+      context: nullable(entry.context, v => readContext(v, 'context')),
+      time: number(entry.time, 'time')
+    };
+    return user;
+  }
+  if (entry.kind === 'turn') {
+    const turn: ITurnEntry = {
+      kind: 'turn',
+      key: string(entry.key, 'key'),
+      request: nullable(entry.request, readRequest),
+      state: readState(entry.state),
+      startedAt: number(entry.startedAt, 'startedAt'),
+      endedAt: nullable(entry.endedAt, v => number(v, 'endedAt')),
+      interruptedByReload: entry.interruptedByReload === true
+    };
+    return turn;
+  }
+  throw new Error(`unknown entry kind ${JSON.stringify(entry.kind)}`);
+}
+
+function readRequest(raw: unknown): TurnRequest {
+  const request = object(raw, 'request');
+  const threadId = string(request.threadId, 'request.threadId');
+  if (request.kind === 'chat') {
+    return {
+      kind: 'chat',
+      threadId,
+      message: string(request.message, 'request.message'),
+      context:
+        nullable(request.context, v => readContext(v, 'request.context')) ??
+        undefined
+    };
+  }
+  if (request.kind === 'resume') {
+    return {
+      kind: 'resume',
+      threadId,
+      decisions: array(request.decisions, 'request.decisions').map(
+        (decision, index) =>
+          readDecision(decision, `request.decisions[${index}]`)
+      ),
+      reviews: array(request.reviews ?? [], 'request.reviews').map(
+        (review, index) => {
+          const where = `request.reviews[${index}]`;
+          const read = object(review, where);
+          return {
+            interruptIds: array(read.interruptIds, `${where}.interruptIds`).map(
+              (id, i) => string(id, `${where}.interruptIds[${i}]`)
+            ),
+            rows: number(read.rows, `${where}.rows`)
+          };
+        }
+      )
+    };
+  }
+  throw new Error(`unknown request kind ${JSON.stringify(request.kind)}`);
+}
+
+const CONTEXT_FIELDS: readonly (keyof ITurnContext)[] = [
+  'current_directory',
+  'focused_widget',
+  'selected_text',
+  'selection_metadata'
+];
+
+export function readContext(raw: unknown, where: string): ITurnContext {
+  const context = object(raw, where);
+  const read: ITurnContext = {};
+  for (const field of CONTEXT_FIELDS) {
+    if (context[field] !== undefined) {
+      read[field] = string(context[field], `${where}.${field}`);
+    }
+  }
+  return read;
+}
+
+function readState(raw: unknown): ITurnState {
+  const state = object(raw, 'state');
+  const outcome = nullable(state.outcome, v => oneOf(v, OUTCOMES, 'outcome'));
+  const error = nullable(state.error, v => {
+    const e = object(v, 'state.error');
+    return {
+      message: string(e.message, 'state.error.message'),
+      traceback: nullable(e.traceback, t => string(t, 'state.error.traceback'))
+    };
+  });
+  return {
+    // Keys this reader does not know (e.g. AG-UI activities) are kept as saved.
+    ...state,
+    items: array(state.items, 'state.items').map((item, index) =>
+      readItem(item, `state.items[${index}]`)
+    ),
+    outcome,
+    error,
+    cancelMessage: nullable(state.cancelMessage, v =>
+      string(v, 'state.cancelMessage')
+    ),
+    diagnostics: array(state.diagnostics ?? [], 'state.diagnostics').map(
+      (d, i) => string(d, `state.diagnostics[${i}]`)
+    )
+  };
+}
+
+function readItem(raw: unknown, where: string): TranscriptItem {
+  const item = object(raw, where);
+  return { ...item, ...readKnownItem(item, where) } as TranscriptItem;
+}
+
+/** The fields the views rely on, checked; other saved keys are kept as is. */
+function readKnownItem(item: JsonObject, where: string): TranscriptItem {
+  const key = number(item.key, `${where}.key`);
+  switch (item.kind) {
+    case 'text':
+      return {
+        kind: 'text',
+        key,
+        text: string(item.text, `${where}.text`),
+        node: optionalString(item.node, `${where}.node`),
+        messageId: optionalString(item.messageId, `${where}.messageId`)
+      };
+    case 'reasoning':
+      return {
+        kind: 'reasoning',
+        key,
+        text: string(item.text, `${where}.text`),
+        node: optionalString(item.node, `${where}.node`)
+      };
+    case 'tool':
+      return {
+        kind: 'tool',
+        key,
+        callId: optionalString(item.callId, `${where}.callId`),
+        name: string(item.name, `${where}.name`),
+        args: item.args,
+        rawArgs: optionalString(item.rawArgs, `${where}.rawArgs`),
+        status: oneOf(item.status, TOOL_STATUSES, `${where}.status`),
+        result: item.result,
+        truncated: item.truncated === true,
+        durationMs: nullable(item.durationMs, v =>
+          number(v, `${where}.durationMs`)
+        ),
+        orphan: item.orphan === true
+      };
+    case 'extraction':
+      return {
+        kind: 'extraction',
+        key,
+        toolName: string(item.toolName, `${where}.toolName`),
+        extractedType: string(item.extractedType, `${where}.extractedType`),
+        data: item.data,
+        toolKey: nullable(item.toolKey, v => number(v, `${where}.toolKey`))
+      };
+    case 'interrupt':
+      return {
+        kind: 'interrupt',
+        key,
+        actions: array(item.actions, `${where}.actions`).map((a, i) =>
+          readAction(a, `${where}.actions[${i}]`)
+        ),
+        allowedDecisions: verbs(
+          item.allowedDecisions,
+          `${where}.allowedDecisions`
+        ),
+        interruptIds: array(
+          item.interruptIds ?? [],
+          `${where}.interruptIds`
+        ).map((id, i) => string(id, `${where}.interruptIds[${i}]`)),
+        answered: nullable(item.answered, v =>
+          array(v, `${where}.answered`).map((d, i) =>
+            readDecision(d, `${where}.answered[${i}]`)
+          )
+        )
+      };
+    default:
+      throw new Error(
+        `${where}: unknown item kind ${JSON.stringify(item.kind)}`
+      );
+  }
+}
+
+function readAction(raw: unknown, where: string): IActionRequest {
+  const action = object(raw, where);
+  return {
+    name: optionalString(action.name, `${where}.name`),
+    description: optionalString(action.description, `${where}.description`),
+    args: action.args,
+    allowed: verbs(action.allowed, `${where}.allowed`),
+    argsSchema: action.argsSchema ?? null,
+    synthetic: action.synthetic === true,
+    raw: action.raw ?? null
+  };
+}
+
+function readDecision(raw: unknown, where: string): Decision {
+  const decision = object(raw, where);
+  switch (decision.type) {
+    case 'approve':
+      return { type: 'approve' };
+    case 'edit': {
+      const edited = object(decision.edited_action, `${where}.edited_action`);
+      return {
+        type: 'edit',
+        edited_action: {
+          name: string(edited.name, `${where}.edited_action.name`),
+          args: edited.args
+        }
+      };
+    }
+    case 'reject':
+      return decision.message === undefined
+        ? { type: 'reject' }
+        : {
+            type: 'reject',
+            message: string(decision.message, `${where}.message`)
+          };
+    case 'respond':
+      return {
+        type: 'respond',
+        message: string(decision.message, `${where}.message`)
+      };
+    default:
+      throw new Error(
+        `${where}: unknown decision type ${JSON.stringify(decision.type)}`
+      );
+  }
+}
+
+function verbs(raw: unknown, where: string): DecisionVerb[] {
+  return array(raw, where).map((verb, i) =>
+    oneOf(verb, CANONICAL_VERBS, `${where}[${i}]`)
+  );
+}
+
+function object(value: unknown, where: string): JsonObject {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`${where} is not an object`);
+  }
+  return value as JsonObject;
+}
+
+function array(value: unknown, where: string): unknown[] {
+  if (!Array.isArray(value)) {
+    throw new Error(`${where} is not a list`);
+  }
+  return value;
+}
+
+function string(value: unknown, where: string): string {
+  if (typeof value !== 'string') {
+    throw new Error(`${where} is not a string`);
+  }
+  return value;
+}
+
+function number(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new Error(`${where} is not a number`);
+  }
+  return value;
+}
+
+function optionalString(value: unknown, where: string): string | null {
+  return nullable(value, v => string(v, where));
+}
+
+function nullable<T>(value: unknown, read: (value: unknown) => T): T | null {
+  return value === null || value === undefined ? null : read(value);
+}
+
+function oneOf<T extends string>(
+  value: unknown,
+  allowed: readonly T[],
+  where: string
+): T {
+  if (!allowed.includes(value as T)) {
+    throw new Error(
+      `${where} is ${JSON.stringify(value)}, not one of ${allowed.join(', ')}`
+    );
+  }
+  return value as T;
+}

@@ -1,0 +1,162 @@
+/**
+ * How context is put into words: the chips above the composer (from what
+ * the workspace shows) and the record under each sent message (from the
+ * fields that were sent).
+ */
+import type { TranslationBundle } from '@jupyterlab/translation';
+import {
+  capSelection,
+  type ContextKind,
+  type IWorkspaceSnapshot,
+  placeOfMetadata,
+  type SelectionPlace
+} from '../../wire/context';
+import type { ITurnContext } from '../../wire/turn';
+
+/** One piece of context as a chip shows it. */
+export interface IContextWords {
+  kind: ContextKind;
+  /** What it is: "Folder", "Notebook", "Cell"… */
+  label: string;
+  /** Which: "notes", "analysis.ipynb", "3 of analysis.ipynb"… */
+  value: string;
+  /** Said when the selection is longer than what is sent. */
+  note: string | null;
+  /** The full description, for the tooltip and screen readers. */
+  title: string;
+}
+
+export function basename(path: string): string {
+  return path.split('/').filter(Boolean).pop() ?? path;
+}
+
+/** "cell 3" (cells counted from 1), "line 4", "lines 4–9". */
+export function placeWords(
+  place: SelectionPlace,
+  trans: TranslationBundle
+): string {
+  if (place.kind === 'cell') {
+    return trans.__('cell %1', place.index + 1);
+  }
+  return place.start === place.end
+    ? trans.__('line %1', place.start)
+    : trans.__('lines %1–%2', place.start, place.end);
+}
+
+/** The words of a chip for `kind`, or null when the workspace has none. */
+export function chipWords(
+  snapshot: IWorkspaceSnapshot,
+  kind: ContextKind,
+  trans: TranslationBundle
+): IContextWords | null {
+  const documentName = snapshot.document
+    ? basename(snapshot.document.path ?? snapshot.document.title)
+    : null;
+  switch (kind) {
+    case 'directory': {
+      const directory = snapshot.directory;
+      return directory
+        ? {
+            kind,
+            label: trans.__('Folder'),
+            value: basename(directory),
+            note: null,
+            title: trans.__('Current directory: %1', directory)
+          }
+        : null;
+    }
+    case 'document': {
+      const document = snapshot.document;
+      if (!document) {
+        return null;
+      }
+      const label =
+        document.kind === 'notebook'
+          ? trans.__('Notebook')
+          : document.kind === 'file'
+            ? trans.__('File')
+            : trans.__('Open');
+      return {
+        kind,
+        label,
+        value: documentName!,
+        note: null,
+        title: trans.__('Focused document: %1', document.path ?? document.title)
+      };
+    }
+    case 'selection': {
+      const selection = snapshot.selection;
+      if (!selection) {
+        return null;
+      }
+      const where = placeWords(selection.place, trans);
+      const of = documentName
+        ? trans.__('%1 of %2', where, documentName)
+        : where;
+      const capped = capSelection(selection.text);
+      const note =
+        capped.kept < capped.total
+          ? trans.__(
+              'capped: first %1 of %2 characters',
+              capped.kept.toLocaleString(),
+              capped.total.toLocaleString()
+            )
+          : null;
+      const label = selection.wholeCell
+        ? trans.__('Active cell')
+        : trans.__('Selection');
+      return {
+        kind,
+        label,
+        value: of,
+        note,
+        title: trans.__(
+          '%1: %2, %3 characters%4',
+          label,
+          of,
+          selection.text.length.toLocaleString(),
+          note ? ` (${note})` : ''
+        )
+      };
+    }
+  }
+}
+
+/** One line of the record of what went with a message. */
+export interface IContextRecordLine {
+  label: string;
+  value: string;
+  /** The selected text, shown when the record is opened. */
+  text?: string;
+}
+
+/** What went with a message, from the fields that were sent. */
+export function contextRecord(
+  context: ITurnContext,
+  trans: TranslationBundle
+): IContextRecordLine[] {
+  const lines: IContextRecordLine[] = [];
+  if (context.current_directory) {
+    lines.push({
+      label: trans.__('Folder'),
+      value: context.current_directory
+    });
+  }
+  if (context.focused_widget) {
+    lines.push({
+      label: trans.__('Document'),
+      value: context.focused_widget
+    });
+  }
+  if (context.selected_text) {
+    const place = placeOfMetadata(context.selection_metadata);
+    lines.push({
+      label: trans.__('Selection'),
+      value: place
+        ? placeWords(place, trans)
+        : trans.__('%1 characters', context.selected_text.length),
+      text: context.selected_text
+    });
+  }
+  return lines;
+}

@@ -1,0 +1,116 @@
+import type { TranslationBundle } from '@jupyterlab/translation';
+import type { Message } from '@lumino/messaging';
+import { Widget } from '@lumino/widgets';
+import { CONTEXT_KINDS, type ContextKind } from '../../wire/context';
+import type { ComposerContext } from '../../model/conversation/composer-context';
+import { chipWords, type IContextWords } from '../common/context-text';
+
+/**
+ * Chips above the composer for the context the next message takes: the
+ * folder, the focused document, the active cell or the selection. Each can
+ * be removed for this message (×) and added back (+); which kinds are on by
+ * default is a setting.
+ */
+export class ContextChipsView extends Widget {
+  constructor(
+    private readonly _context: ComposerContext,
+    private readonly _trans: TranslationBundle
+  ) {
+    super();
+    this.addClass('jp-AgentPanel-contextChips');
+    this.node.setAttribute('role', 'group');
+    this.node.setAttribute(
+      'aria-label',
+      _trans.__('Context sent with your next message')
+    );
+    _context.changed.connect(this._render, this);
+    this._render();
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._context.changed.disconnect(this._render, this);
+    super.dispose();
+  }
+
+  handleEvent(event: Event): void {
+    if (event.type !== 'click') {
+      return;
+    }
+    const button = (event.target as Element).closest<HTMLElement>(
+      '[data-include]'
+    );
+    const kind = button?.closest<HTMLElement>('[data-kind]')?.dataset.kind;
+    if (!button || !kind) {
+      return;
+    }
+    this._context.setIncluded(
+      kind as ContextKind,
+      button.dataset.include === 'true'
+    );
+    // The chip was redrawn: keep the keyboard on it.
+    this.node
+      .querySelector<HTMLElement>(`[data-kind="${kind}"] [data-include]`)
+      ?.focus();
+  }
+
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    this.node.addEventListener('click', this);
+  }
+
+  protected onBeforeDetach(msg: Message): void {
+    this.node.removeEventListener('click', this);
+    super.onBeforeDetach(msg);
+  }
+
+  private _render(): void {
+    const chips: HTMLElement[] = [];
+    for (const kind of CONTEXT_KINDS) {
+      const words = chipWords(this._context.snapshot, kind, this._trans);
+      if (words) {
+        chips.push(this._chip(words, this._context.isIncluded(kind)));
+      }
+    }
+    this.node.replaceChildren(...chips);
+    this.setHidden(chips.length === 0);
+  }
+
+  private _chip(words: IContextWords, included: boolean): HTMLElement {
+    const trans = this._trans;
+    const chip = document.createElement('span');
+    chip.className = 'jp-AgentPanel-chip';
+    chip.classList.toggle('jp-mod-excluded', !included);
+    chip.dataset.kind = words.kind;
+    chip.title = included
+      ? words.title
+      : trans.__('Not sent with this message: %1', words.title);
+    const label = document.createElement('span');
+    label.className = 'jp-AgentPanel-chipLabel';
+    label.textContent = words.label;
+    const value = document.createElement('span');
+    value.className = 'jp-AgentPanel-chipValue';
+    value.textContent = words.value;
+    chip.append(label, value);
+    if (words.note && included) {
+      const note = document.createElement('span');
+      note.className = 'jp-AgentPanel-chipNote';
+      note.textContent = words.note;
+      chip.append(note);
+    }
+    const toggle = document.createElement('button');
+    toggle.type = 'button';
+    toggle.className = 'jp-AgentPanel-chipToggle';
+    toggle.dataset.include = String(!included);
+    const name = `${words.label} ${words.value}`;
+    toggle.textContent = included ? '×' : '+';
+    toggle.title = included
+      ? trans.__('Remove %1 from this message', name)
+      : trans.__('Send %1 with this message', name);
+    toggle.setAttribute('aria-label', toggle.title);
+    chip.append(toggle);
+    return chip;
+  }
+}

@@ -1,0 +1,93 @@
+import { Notification } from '@jupyterlab/apputils';
+import type { TranslationBundle } from '@jupyterlab/translation';
+import { Widget } from '@lumino/widgets';
+import type { AgentPanelService } from '../../model/agent-panel-service';
+
+/**
+ * The toolbar's endpoint dropdown: shows the conversation's endpoint and
+ * moves the conversation to another one. A native `<select>`, so keyboards
+ * and screen readers get the platform's own behaviour. Locked (with the
+ * reason in its tooltip) while a turn runs or a review waits.
+ */
+export class EndpointPicker extends Widget {
+  constructor(
+    private readonly _service: AgentPanelService,
+    private readonly _trans: TranslationBundle
+  ) {
+    super({ node: document.createElement('select') });
+    this.addClass('jp-AgentPanel-picker');
+    this.addClass('jp-mod-styled');
+    this._select.setAttribute('aria-label', _trans.__('Agent endpoint'));
+    this._select.addEventListener('change', this);
+    _service.connectionChanged.connect(this._render, this);
+    _service.settingsChanged.connect(this._render, this);
+    _service.model.statusChanged.connect(this._render, this);
+    this._render();
+  }
+
+  handleEvent(event: Event): void {
+    if (event.type !== 'change') {
+      return;
+    }
+    try {
+      this._service.selectEndpoint(this._select.value);
+    } catch (error) {
+      Notification.warning(
+        error instanceof Error ? error.message : String(error),
+        { autoClose: 5000 }
+      );
+      this._render();
+    }
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._select.removeEventListener('change', this);
+    this._service.connectionChanged.disconnect(this._render, this);
+    this._service.settingsChanged.disconnect(this._render, this);
+    this._service.model.statusChanged.disconnect(this._render, this);
+    super.dispose();
+  }
+
+  private get _select(): HTMLSelectElement {
+    return this.node as HTMLSelectElement;
+  }
+
+  private _render(): void {
+    const service = this._service;
+    const trans = this._trans;
+    const current = service.endpoint;
+    const names = service.settings.endpoints.map(e => e.name);
+    const options = this._select.options;
+    const same =
+      options.length === names.length &&
+      names.every((name, i) => options[i].value === name);
+    if (!same) {
+      this._select.replaceChildren(
+        ...names.map(name => new Option(name, name))
+      );
+    }
+    this._select.value = current.name;
+    const blocked = service.switchBlocked;
+    this._select.disabled = blocked !== null;
+    const missing = service.missingEndpoint;
+    const lines = [
+      trans.__(
+        'Endpoint of this conversation: %1 (%2)',
+        current.name,
+        current.transport
+      ),
+      missing
+        ? trans.__(
+            'Its endpoint "%1" is no longer in the settings; using the default.',
+            missing
+          )
+        : '',
+      blocked ??
+        trans.__('Choose another endpoint to move this conversation there.')
+    ];
+    this._select.title = lines.filter(Boolean).join('\n');
+  }
+}

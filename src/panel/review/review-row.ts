@@ -1,0 +1,384 @@
+import type { TranslationBundle } from '@jupyterlab/translation';
+import type { IDisposable } from '@lumino/disposable';
+import { approve, edit, reject, respond } from '../../wire/decisions';
+import type { Decision, DecisionVerb, IActionRequest } from '../../wire/types';
+import { createArgsEditor, IArgsEditor } from './args-editor';
+import { CappedBlock } from '../common/capped-block';
+import { describeDecision, verbLabel } from './decision-text';
+import { capLongStrings, prettyJson } from '../common/format';
+import { ARG_VALUE_PREVIEW_CHARS } from '../transcript/tool-view';
+
+/**
+ * - `waiting`: the turn has not paused yet, nothing can be chosen;
+ * - `choosing`: the allowed verbs are offered;
+ * - `form`: the reviewer fills in an edit, a reason or an answer;
+ * - `decided`: a decision is held until the card is submitted;
+ * - `sent`: submitted, waiting for the model to record it;
+ * - `answered`: the recorded decision; `expired`: it can no longer be answered.
+ */
+export type ReviewRowState =
+  'waiting' | 'choosing' | 'form' | 'decided' | 'sent' | 'answered' | 'expired';
+
+export interface IReviewRowOptions {
+  /** The only row of its card: a decision is sent at once. */
+  single: boolean;
+  /** A decision was made or withdrawn. */
+  onDecided(): void;
+}
+
+/** One action request of a review, with buttons for exactly its allowed verbs. */
+export class ReviewRow implements IDisposable {
+  constructor(
+    private readonly _trans: TranslationBundle,
+    readonly action: IActionRequest,
+    index: number,
+    private readonly _options: IReviewRowOptions
+  ) {
+    const trans = _trans;
+    this.node = document.createElement('div');
+    this.node.className = 'jp-AgentPanel-reviewRow';
+    this.node.dataset.row = String(index);
+    this.node.appendChild(
+      textElement(
+        'jp-AgentPanel-reviewAction',
+        action.synthetic
+          ? trans.__('The agent paused')
+          : (action.name ?? trans.__('an action'))
+      )
+    );
+    if (action.description) {
+      this.node.appendChild(
+        textElement('jp-AgentPanel-reviewDescription', action.description)
+      );
+    }
+    this._args = new CappedBlock(trans, 'jp-AgentPanel-reviewArgs');
+    if (action.args !== undefined && action.args !== null) {
+      const short = capLongStrings(action.args, ARG_VALUE_PREVIEW_CHARS);
+      this._args.set(
+        prettyJson(action.args),
+        short.capped ? prettyJson(short.value) : null
+      );
+      this.node.appendChild(this._args.node);
+    }
+    this._buttons = document.createElement('div');
+    this._buttons.className = 'jp-AgentPanel-reviewButtons';
+    for (const verb of action.allowed) {
+      const button = makeButton(
+        verbLabel(trans, verb),
+        `jp-AgentPanel-decide jp-AgentPanel-decide-${verb}`
+      );
+      button.dataset.verb = verb;
+      this._buttons.appendChild(button);
+    }
+    this._form = document.createElement('div');
+    this._form.className = 'jp-AgentPanel-reviewForm';
+    this._outcome = document.createElement('div');
+    this._outcome.className = 'jp-AgentPanel-reviewOutcome';
+    this.node.append(this._buttons, this._form, this._outcome);
+    this.node.addEventListener('click', this);
+    this.node.addEventListener('input', this);
+    this._setState('waiting');
+  }
+
+  readonly node: HTMLDivElement;
+
+  get state(): ReviewRowState {
+    return this._state;
+  }
+
+  /** The decision held for this row, once made. */
+  get decision(): Decision | null {
+    return this._decision;
+  }
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  /** The turn paused (true) or is still running (false). */
+  setAnswerable(answerable: boolean): void {
+    if (answerable && this._state === 'waiting') {
+      this._setState('choosing');
+    } else if (!answerable && this._state === 'choosing') {
+      this._setState('waiting');
+    }
+  }
+
+  /** Hold `decision` for this row (e.g. from "Approve all"). */
+  decide(decision: Decision): void {
+    this._closeForm();
+    this._decision = decision;
+    this._showOutcome(
+      this._trans.__(
+        'Your decision: %1',
+        describeDecision(this._trans, decision)
+      ),
+      !this._options.single
+    );
+    this._setState('decided');
+    this._options.onDecided();
+  }
+
+  /** Submitted: nothing can change any more (unless `unlock`). */
+  lock(): void {
+    if (this._decision) {
+      this._showOutcome(
+        this._trans.__(
+          'Your decision: %1',
+          describeDecision(this._trans, this._decision)
+        ),
+        false
+      );
+    }
+    this._setState('sent');
+  }
+
+  /** The submit was refused: the decision can be changed again. */
+  unlock(): void {
+    if (this._state === 'sent' && this._decision) {
+      this.decide(this._decision);
+    }
+  }
+
+  /** Show the decision that was sent for this row. */
+  showAnswered(decision: Decision): void {
+    this._closeForm();
+    this._decision = decision;
+    this._showOutcome(
+      this._trans.__('Sent: %1', describeDecision(this._trans, decision)),
+      false
+    );
+    this._setState('answered');
+  }
+
+  /** The turn ended without a pause that could be answered. */
+  expire(): void {
+    this._closeForm();
+    this._showOutcome(this._trans.__('Not answered.'), false);
+    this._setState('expired');
+  }
+
+  handleEvent(event: Event): void {
+    const target = (event.target as Element).closest<HTMLElement>(
+      '[data-verb], [data-action]'
+    );
+    if (event.type === 'input') {
+      this._updateConfirm();
+      return;
+    }
+    if (!target || (target as HTMLButtonElement).disabled) {
+      return;
+    }
+    if (target.dataset.verb) {
+      this._choose(target.dataset.verb as DecisionVerb);
+      return;
+    }
+    switch (target.dataset.action) {
+      case 'confirm':
+        this._confirm();
+        break;
+      case 'cancel':
+        this._closeForm();
+        this._setState('choosing');
+        break;
+      case 'change':
+        this._decision = null;
+        this._outcome.replaceChildren();
+        this._setState('choosing');
+        this._options.onDecided();
+        break;
+    }
+  }
+
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._isDisposed = true;
+    this._closeForm();
+    this._args.dispose();
+    this.node.removeEventListener('click', this);
+    this.node.removeEventListener('input', this);
+  }
+
+  private _choose(verb: DecisionVerb): void {
+    if (this._state !== 'choosing') {
+      return;
+    }
+    if (verb === 'approve') {
+      this.decide(approve());
+      return;
+    }
+    const trans = this._trans;
+    this._verb = verb;
+    const single = this._options.single;
+    let confirmLabel: string;
+    const parts: HTMLElement[] = [];
+    if (verb === 'edit') {
+      this._editor = createArgsEditor(trans, this.action, () =>
+        this._updateConfirm()
+      );
+      parts.push(this._editor.node);
+      confirmLabel = single
+        ? trans.__('Send edited arguments')
+        : trans.__('Use these arguments');
+    } else {
+      const input = document.createElement('textarea');
+      input.className = 'jp-AgentPanel-reviewInput';
+      input.rows = 2;
+      input.placeholder =
+        verb === 'reject'
+          ? trans.__('Reason (optional)')
+          : trans.__('Your answer (required)');
+      input.setAttribute('aria-label', input.placeholder);
+      this._text = input;
+      parts.push(input);
+      confirmLabel =
+        verb === 'reject'
+          ? single
+            ? trans.__('Send rejection')
+            : trans.__('Reject')
+          : single
+            ? trans.__('Send answer')
+            : trans.__('Use this answer');
+    }
+    this._formError = textElement('jp-AgentPanel-reviewError', '');
+    this._formError.setAttribute('aria-live', 'polite');
+    this._formHint = textElement('jp-AgentPanel-reviewHint', '');
+    const confirm = makeButton(
+      confirmLabel,
+      'jp-mod-accept jp-AgentPanel-confirm'
+    );
+    confirm.dataset.action = 'confirm';
+    this._confirmButton = confirm;
+    const cancel = makeButton(trans.__('Cancel'), 'jp-AgentPanel-cancel');
+    cancel.dataset.action = 'cancel';
+    const actions = document.createElement('div');
+    actions.className = 'jp-AgentPanel-reviewFormActions';
+    actions.append(confirm, cancel);
+    this._form.replaceChildren(
+      ...parts,
+      this._formHint,
+      this._formError,
+      actions
+    );
+    this._setState('form');
+    this._updateConfirm();
+    if (this._editor) {
+      this._editor.focus();
+    } else {
+      this._text?.focus();
+    }
+  }
+
+  /** Confirm is enabled only for a decision that can be sent. */
+  private _updateConfirm(): void {
+    const confirm = this._confirmButton;
+    if (!confirm) {
+      return;
+    }
+    if (this._verb === 'edit' && this._editor) {
+      confirm.disabled = !this._editor.read().ok;
+    } else if (this._verb === 'respond' && this._text) {
+      const empty = !this._text.value.trim();
+      confirm.disabled = empty;
+      this._formHint!.textContent = empty
+        ? this._trans.__('An answer is required.')
+        : '';
+    }
+  }
+
+  private _confirm(): void {
+    try {
+      this.decide(this._buildDecision());
+    } catch (error) {
+      this._formError!.textContent =
+        error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  private _buildDecision(): Decision {
+    switch (this._verb) {
+      case 'edit': {
+        const reading = this._editor!.read();
+        if (!reading.ok) {
+          throw new Error(reading.error);
+        }
+        return edit(this.action.name ?? '', reading.args);
+      }
+      case 'reject':
+        return reject(this._text!.value.trim() || undefined);
+      case 'respond':
+        return respond(this._text!.value);
+      default:
+        return approve();
+    }
+  }
+
+  private _closeForm(): void {
+    this._editor?.dispose();
+    this._editor = null;
+    this._text = null;
+    this._formError = null;
+    this._formHint = null;
+    this._confirmButton = null;
+    this._verb = null;
+    this._form.replaceChildren();
+  }
+
+  private _showOutcome(text: string, canChange: boolean): void {
+    const children: HTMLElement[] = [
+      textElement('jp-AgentPanel-decision', text)
+    ];
+    if (canChange) {
+      const change = makeButton(
+        this._trans.__('Change'),
+        'jp-mod-minimal jp-AgentPanel-change'
+      );
+      change.dataset.action = 'change';
+      children.push(change);
+    }
+    this._outcome.replaceChildren(...children);
+  }
+
+  private _setState(state: ReviewRowState): void {
+    this._state = state;
+    this.node.dataset.state = state;
+    const offering = state === 'choosing' || state === 'waiting';
+    this._buttons.hidden = !offering;
+    for (const button of this._buttons.querySelectorAll('button')) {
+      button.disabled = state !== 'choosing';
+    }
+    this._form.hidden = state !== 'form';
+    this._outcome.hidden = offering || state === 'form';
+  }
+
+  private readonly _args: CappedBlock;
+  private readonly _buttons: HTMLDivElement;
+  private readonly _form: HTMLDivElement;
+  private readonly _outcome: HTMLDivElement;
+  private _state: ReviewRowState = 'waiting';
+  private _decision: Decision | null = null;
+  private _verb: DecisionVerb | null = null;
+  private _editor: IArgsEditor | null = null;
+  private _text: HTMLTextAreaElement | null = null;
+  private _formError: HTMLElement | null = null;
+  private _formHint: HTMLElement | null = null;
+  private _confirmButton: HTMLButtonElement | null = null;
+  private _isDisposed = false;
+}
+
+function textElement(className: string, text: string): HTMLDivElement {
+  const element = document.createElement('div');
+  element.className = className;
+  element.textContent = text;
+  return element;
+}
+
+function makeButton(label: string, className: string): HTMLButtonElement {
+  const element = document.createElement('button');
+  element.type = 'button';
+  element.className = `jp-Button jp-mod-styled ${className}`;
+  element.textContent = label;
+  return element;
+}

@@ -1,0 +1,140 @@
+import type { TranslationBundle } from '@jupyterlab/translation';
+import type { IDisposable } from '@lumino/disposable';
+import type { ITurnEntry } from '../../model/conversation/chat-model';
+import { STREAM_ENDED_UNEXPECTEDLY } from '../../wire/types';
+
+/**
+ * What is said under a turn's content: stream notes, the error banner (with
+ * a collapsible traceback), the stopped / reload note, and Retry on the
+ * latest turn. Redrawn only when the turn ends or gets a note.
+ */
+export class TurnFooter implements IDisposable {
+  constructor(
+    private readonly _trans: TranslationBundle,
+    private readonly _onRetry: () => void
+  ) {
+    this.node = document.createElement('div');
+    this.node.className = 'jp-AgentPanel-turnFooter';
+    this.node.addEventListener('click', this);
+  }
+
+  readonly node: HTMLDivElement;
+
+  get isDisposed(): boolean {
+    return this._isDisposed;
+  }
+
+  render(entry: ITurnEntry, latest: boolean): void {
+    const { state } = entry;
+    const trans = this._trans;
+    const parts: HTMLElement[] = [];
+    if (state.diagnostics.length > 0) {
+      parts.push(this._diagnostics(state.diagnostics));
+    }
+    if (state.outcome === 'error') {
+      const error = state.error;
+      const banner = element('div', 'jp-AgentPanel-error');
+      banner.setAttribute('role', 'alert');
+      banner.appendChild(
+        element('div', 'jp-AgentPanel-errorTitle', trans.__('The turn failed'))
+      );
+      banner.appendChild(
+        element(
+          'div',
+          'jp-AgentPanel-errorMessage',
+          !error || error.message === STREAM_ENDED_UNEXPECTEDLY
+            ? trans.__(
+                'The stream ended unexpectedly: the agent stopped sending before the turn finished.'
+              )
+            : error.message
+        )
+      );
+      if (error?.traceback) {
+        const details = element('details', 'jp-AgentPanel-traceback');
+        details.append(
+          element('summary', '', trans.__('Traceback')),
+          element('pre', '', error.traceback)
+        );
+        banner.appendChild(details);
+      }
+      if (latest) {
+        banner.appendChild(this._retryButton());
+      }
+      parts.push(banner);
+    } else if (state.outcome === 'cancelled') {
+      const text = entry.interruptedByReload
+        ? trans.__(
+            'Interrupted by a page reload: the answer above is incomplete.'
+          )
+        : state.cancelMessage
+          ? trans.__('Stopped: %1', state.cancelMessage)
+          : trans.__('Stopped.');
+      const note = element('div', 'jp-AgentPanel-cancelled', text);
+      if (latest) {
+        note.appendChild(this._retryButton());
+      }
+      parts.push(note);
+    }
+    this.node.replaceChildren(...parts);
+  }
+
+  handleEvent(event: Event): void {
+    const target = (event.target as Element).closest('.jp-AgentPanel-retry');
+    if (target) {
+      this._onRetry();
+    }
+  }
+
+  dispose(): void {
+    if (this._isDisposed) {
+      return;
+    }
+    this._isDisposed = true;
+    this.node.removeEventListener('click', this);
+  }
+
+  private _diagnostics(messages: string[]): HTMLElement {
+    const details = element('details', 'jp-AgentPanel-diagnostics');
+    details.appendChild(
+      element(
+        'summary',
+        '',
+        this._trans._n('%1 stream note', '%1 stream notes', messages.length)
+      )
+    );
+    const list = element('ul', '');
+    for (const message of messages) {
+      list.appendChild(element('li', '', message));
+    }
+    details.appendChild(list);
+    return details;
+  }
+
+  private _retryButton(): HTMLButtonElement {
+    const button = element(
+      'button',
+      'jp-Button jp-mod-styled jp-AgentPanel-retry',
+      this._trans.__('Retry')
+    );
+    button.type = 'button';
+    button.title = this._trans.__('Send the last message again');
+    return button;
+  }
+
+  private _isDisposed = false;
+}
+
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) {
+    node.className = className;
+  }
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}

@@ -1,0 +1,180 @@
+import { Panel, Widget } from '@lumino/widgets';
+import type { ITurnEntry } from '../../model/conversation/chat-model';
+import type { Decision, TranscriptItem, TurnChange } from '../../wire/types';
+import { createExtractionView } from '../extraction/extraction-renderers';
+import type {
+  IItemAddress,
+  IItemView,
+  IItemViewContext
+} from '../common/item-view';
+import { ReasoningView } from './reasoning-view';
+import { ReviewCardView } from '../review/review-card';
+import { TextView } from './text-view';
+import { TurnActivityView } from './turn-activity';
+import { ToolView } from './tool-view';
+import { TurnFooter } from './turn-footer';
+
+export interface ITurnViewContext extends IItemViewContext {
+  /** The reviewer answered an interrupt; false when the model refused. */
+  onDecisions(decisions: Decision[]): boolean;
+  /** The user asked to send the last message again. */
+  onRetry(): void;
+}
+
+/**
+ * One assistant turn. Each change touches only the item it names: a delta
+ * updates its own block, never the turn or the transcript.
+ */
+export class TurnView extends Panel {
+  constructor(entry: ITurnEntry, context: ITurnViewContext) {
+    super();
+    this._entry = entry;
+    this._context = context;
+    this.addClass('jp-AgentPanel-turn');
+    this.node.dataset.turn = entry.key;
+    this._activity = new TurnActivityView(context.trans);
+    this.addWidget(new Widget({ node: this._activity.node }));
+    this._activity.render(entry.state);
+    this._footer = new TurnFooter(context.trans, context.onRetry);
+    this.addWidget(new Widget({ node: this._footer.node }));
+    for (const item of entry.state.items) {
+      this._add(item);
+    }
+    if (entry.state.outcome !== null) {
+      this._settle();
+    }
+    this._noticeReview();
+    this._renderFooter();
+  }
+
+  /** The view of item `key`, if it has one. */
+  itemView(key: number): IItemView | undefined {
+    return this._views.get(key);
+  }
+
+  apply(entry: ITurnEntry, changes: readonly TurnChange[]): void {
+    this._entry = entry;
+    let footerChanged = false;
+    for (const change of changes) {
+      switch (change.type) {
+        case 'added':
+          this._add(change.item);
+          break;
+        case 'updated':
+          this._views.get(change.item.key)?.update(change.item);
+          if (change.item.kind === 'interrupt') {
+            this._noticeReview();
+          }
+          break;
+        case 'ended':
+          this._settle();
+          footerChanged = true;
+          break;
+        case 'diagnostic':
+          footerChanged = true;
+          break;
+        case 'state':
+        case 'activity':
+        case 'subagent':
+          this._activity.render(entry.state);
+          break;
+      }
+    }
+    if (footerChanged) {
+      this._renderFooter();
+    }
+  }
+
+  /** Only the latest turn offers Retry. */
+  setLatest(latest: boolean): void {
+    if (this._latest !== latest) {
+      this._latest = latest;
+      this._renderFooter();
+    }
+  }
+
+  dispose(): void {
+    if (this.isDisposed) {
+      return;
+    }
+    this._views.forEach(view => view.dispose());
+    this._views.clear();
+    this._footer.dispose();
+    super.dispose();
+  }
+
+  private _add(item: TranscriptItem): void {
+    const view = this._createView(item, {
+      turn: this._entry.key,
+      item: item.key
+    });
+    if (!view) {
+      return;
+    }
+    this._lastView?.superseded?.();
+    this._lastView = view;
+    view.widget.node.dataset.item = String(item.key);
+    if ('subagent' in item && item.subagent) {
+      // Shown by CSS before the item: which subagent produced it.
+      view.widget.node.dataset.via = this._context.trans.__(
+        'via %1',
+        item.subagent.name ?? item.subagent.id
+      );
+    }
+    this._views.set(item.key, view);
+    this.insertWidget(this.widgets.length - 1, view.widget);
+    view.update(item);
+  }
+
+  private _createView(
+    item: TranscriptItem,
+    address: IItemAddress
+  ): IItemView | null {
+    const context = this._context;
+    switch (item.kind) {
+      case 'text':
+        return new TextView(context, address);
+      case 'reasoning':
+        return new ReasoningView(context);
+      case 'tool':
+        return new ToolView(context, {
+          afterReview: this._entry.request?.kind === 'resume'
+        });
+      case 'extraction':
+        return createExtractionView(context, address, item);
+      case 'interrupt':
+        return new ReviewCardView(context.trans, context.onDecisions);
+      default:
+        return null;
+    }
+  }
+
+  private _settle(): void {
+    const outcome = this._entry.state.outcome;
+    if (outcome !== null) {
+      this._views.forEach(view => view.settle?.(outcome));
+    }
+  }
+
+  /** Once a review of this turn is answered, its waiting calls say so. */
+  private _noticeReview(): void {
+    const answered = this._entry.state.items.some(
+      item => item.kind === 'interrupt' && item.answered !== null
+    );
+    if (answered) {
+      this._views.forEach(view => view.reviewed?.());
+    }
+  }
+
+  private _renderFooter(): void {
+    this._footer.render(this._entry, this._latest);
+  }
+
+  private _entry: ITurnEntry;
+  private readonly _context: ITurnViewContext;
+  private readonly _activity: TurnActivityView;
+  private readonly _footer: TurnFooter;
+  private readonly _views = new Map<number, IItemView>();
+  private _lastView: IItemView | null = null;
+  private _latest = true;
+}

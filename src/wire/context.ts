@@ -1,0 +1,280 @@
+/**
+ * What the workspace can tell the agent with a message, and how it goes on
+ * the wire. Pure: no DOM, no JupyterLab imports.
+ *
+ * The wire form is the LangStage HTTP convention (chunk-wire §7.1), which
+ * the server extension and the kernel helper render as the trailing context
+ * block (`jupyterlab_agent_panel/context.py`): `selection_metadata` is
+ * `cell_<index>` (0-based cell index) for a notebook cell, `line_<n>` or
+ * `lines_<a>-<b>` (1-based) for a file editor. The panel shows cells 1-based
+ * ("cell 3" is index 2), as people count them.
+ */
+import type { ITurnContext } from './turn';
+
+export type ContextKind = 'directory' | 'document' | 'selection';
+
+export const CONTEXT_KINDS: readonly ContextKind[] = [
+  'directory',
+  'document',
+  'selection'
+];
+
+/** Which kinds of context go with a message unless removed from it. */
+export type ContextDefaults = Record<ContextKind, boolean>;
+
+export const DEFAULT_CONTEXT_DEFAULTS: ContextDefaults = {
+  directory: true,
+  document: true,
+  selection: true
+};
+
+/** The longest selection sent, as the server caps it (`SELECTION_LIMIT`). */
+export const SELECTION_LIMIT = 2000;
+
+/** The document the user is looking at. */
+export interface IDocumentRef {
+  /** Its path relative to the Jupyter root; null for a non-document (Launcher). */
+  path: string | null;
+  /** Its tab title. */
+  title: string;
+  kind: 'notebook' | 'file' | 'other';
+}
+
+/** Where selected text comes from. */
+export type SelectionPlace =
+  | { kind: 'cell'; index: number }
+  | { kind: 'lines'; start: number; end: number };
+
+export interface ISelectionRef {
+  /** The whole selected text (capped only when sent). */
+  text: string;
+  place: SelectionPlace;
+  /** The whole active cell (nothing was selected in it). */
+  wholeCell: boolean;
+}
+
+/** What the workspace shows at one moment. */
+export interface IWorkspaceSnapshot {
+  /** The file browser's folder relative to the Jupyter root ('' is the root). */
+  directory: string | null;
+  document: IDocumentRef | null;
+  selection: ISelectionRef | null;
+}
+
+export const EMPTY_SNAPSHOT: IWorkspaceSnapshot = {
+  directory: null,
+  document: null,
+  selection: null
+};
+
+/** A position in an editor: 0-based line and column (CodeEditor's form). */
+export interface IEditorPosition {
+  line: number;
+  column: number;
+}
+
+export interface IEditorRange {
+  start: IEditorPosition;
+  end: IEditorPosition;
+}
+
+/** The offset of `position` in `source`, clamped to the text. */
+export function offsetAt(source: string, position: IEditorPosition): number {
+  let offset = 0;
+  for (let line = 0; line < position.line; line++) {
+    const next = source.indexOf('\n', offset);
+    if (next === -1) {
+      return source.length;
+    }
+    offset = next + 1;
+  }
+  const lineEnd = source.indexOf('\n', offset);
+  const end = lineEnd === -1 ? source.length : lineEnd;
+  return Math.min(offset + Math.max(position.column, 0), end);
+}
+
+/** The text `range` covers, whichever way it was selected. */
+export function textInRange(source: string, range: IEditorRange): string {
+  const a = offsetAt(source, range.start);
+  const b = offsetAt(source, range.end);
+  return source.slice(Math.min(a, b), Math.max(a, b));
+}
+
+/**
+ * The selection in notebook cell `index`: the selected text, or the whole
+ * cell when nothing is selected (null when the cell is blank).
+ */
+export function cellSelection(
+  source: string,
+  range: IEditorRange | null,
+  index: number
+): ISelectionRef | null {
+  const place: SelectionPlace = { kind: 'cell', index };
+  const selected = range ? textInRange(source, range) : '';
+  if (selected.trim()) {
+    return { text: selected, place, wholeCell: false };
+  }
+  return source.trim() ? { text: source, place, wholeCell: true } : null;
+}
+
+/** The selection in a file editor with its 1-based lines, or null when empty. */
+export function editorSelection(
+  source: string,
+  range: IEditorRange | null
+): ISelectionRef | null {
+  const selected = range ? textInRange(source, range) : '';
+  if (!range || !selected.trim()) {
+    return null;
+  }
+  const { start, end } = range;
+  const [from, to] =
+    start.line < end.line ||
+    (start.line === end.line && start.column <= end.column)
+      ? [start, end]
+      : [end, start];
+  // A selection that ends at the start of a line does not include that line.
+  const last = to.line > from.line && to.column === 0 ? to.line - 1 : to.line;
+  return {
+    text: selected,
+    place: { kind: 'lines', start: from.line + 1, end: last + 1 },
+    wholeCell: false
+  };
+}
+
+export interface ICappedText {
+  /** What is sent: at most `limit` characters, ending with a note if cut. */
+  text: string;
+  /** Characters of the original kept. */
+  kept: number;
+  /** Characters of the original. */
+  total: number;
+}
+
+/**
+ * `text` cut to `limit` characters, the cut said at the end the way the
+ * server says it (`… (truncated, N more characters)`), so the agent knows.
+ * The note fits inside the limit: the server never cuts again.
+ */
+export function capSelection(
+  text: string,
+  limit: number = SELECTION_LIMIT
+): ICappedText {
+  const total = text.length;
+  if (total <= limit) {
+    return { text, kept: total, total };
+  }
+  const note = (hidden: number) => `\n… (truncated, ${hidden} more characters)`;
+  let kept = limit;
+  // The note's length depends on the number it holds: settle it twice.
+  for (let i = 0; i < 2; i++) {
+    kept = limit - note(total - kept).length;
+  }
+  // Never split a surrogate pair.
+  const code = text.charCodeAt(kept - 1);
+  if (code >= 0xd800 && code <= 0xdbff) {
+    kept -= 1;
+  }
+  return { text: text.slice(0, kept) + note(total - kept), kept, total };
+}
+
+/** The `selection_metadata` value for a place. */
+export function selectionMetadata(place: SelectionPlace): string {
+  if (place.kind === 'cell') {
+    return `cell_${place.index}`;
+  }
+  return place.start === place.end
+    ? `line_${place.start}`
+    : `lines_${place.start}-${place.end}`;
+}
+
+/** A `selection_metadata` value read back (for the transcript's record). */
+export function placeOfMetadata(
+  metadata: string | undefined
+): SelectionPlace | null {
+  const cell = /^cell_(\d+)$/.exec(metadata ?? '');
+  if (cell) {
+    return { kind: 'cell', index: Number(cell[1]) };
+  }
+  const lines = /^lines?_(\d+)(?:-(\d+))?$/.exec(metadata ?? '');
+  if (lines) {
+    const start = Number(lines[1]);
+    return { kind: 'lines', start, end: Number(lines[2] ?? start) };
+  }
+  return null;
+}
+
+/** Whether a snapshot has something to say for `kind`. */
+export function hasContext(
+  snapshot: IWorkspaceSnapshot,
+  kind: ContextKind
+): boolean {
+  switch (kind) {
+    case 'directory':
+      // The root is what every path is relative to: nothing to say.
+      return !!snapshot.directory;
+    case 'document':
+      return snapshot.document !== null;
+    case 'selection':
+      return snapshot.selection !== null;
+  }
+}
+
+/**
+ * The context fields for the kinds `included`, or null when none applies.
+ * The selection is capped (see `capSelection`).
+ */
+export function turnContextOf(
+  snapshot: IWorkspaceSnapshot,
+  included: (kind: ContextKind) => boolean
+): ITurnContext | null {
+  const context: ITurnContext = {};
+  const use = (kind: ContextKind) =>
+    included(kind) && hasContext(snapshot, kind);
+  if (use('directory')) {
+    context.current_directory = snapshot.directory!;
+  }
+  if (use('document')) {
+    const document = snapshot.document!;
+    context.focused_widget = document.path ?? document.title;
+  }
+  if (use('selection')) {
+    const selection = snapshot.selection!;
+    context.selected_text = capSelection(selection.text).text;
+    context.selection_metadata = selectionMetadata(selection.place);
+  }
+  return Object.keys(context).length > 0 ? context : null;
+}
+
+/**
+ * The `context` setting read leniently: each kind a boolean, absent kinds
+ * from the defaults; what is wrong is reported by field.
+ */
+export function readContextDefaults(
+  raw: unknown,
+  problems: { field: string; message: string }[]
+): ContextDefaults {
+  const defaults = { ...DEFAULT_CONTEXT_DEFAULTS };
+  if (raw === undefined) {
+    return defaults;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push({
+      field: 'context',
+      message: 'must be an object of true/false values; using the defaults'
+    });
+    return defaults;
+  }
+  const record = raw as Record<string, unknown>;
+  for (const kind of CONTEXT_KINDS) {
+    const value = record[kind];
+    if (typeof value === 'boolean') {
+      defaults[kind] = value;
+    } else if (value !== undefined) {
+      problems.push({
+        field: `context.${kind}`,
+        message: `must be true or false (got ${JSON.stringify(value)}); using ${defaults[kind]}`
+      });
+    }
+  }
+  return defaults;
+}
