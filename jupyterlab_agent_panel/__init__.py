@@ -4,7 +4,7 @@ try:
 except ImportError:  # pragma: no cover - running from a source tree without a build
     import warnings
 
-    warnings.warn("Importing 'jupyterlab_agent_panel' outside a proper installation.")
+    warnings.warn("Importing 'jupyterlab_agent_panel' outside a proper installation.", stacklevel=2)
     __version__ = "dev"
 
 

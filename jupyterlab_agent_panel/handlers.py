@@ -26,17 +26,16 @@ A request that cannot start a turn gets a JSON error, never a stream:
 Unauthenticated requests get jupyter_server's 403; a server bug before the
 stream starts, its 500.
 
-Once the stream has started, the response ends with exactly one terminal frame:
-``complete`` or ``error`` from core, ``cancelled`` after a cancel, or an
-``error`` frame if the server itself failed mid-turn. A client that disconnects
-mid-stream cancels its turn.
+Once the stream has started, the response ends with exactly one terminal frame
+(:mod:`.turn_driver` keeps that rule): ``complete`` or ``error`` from core,
+``cancelled`` after a cancel, or an ``error`` frame if the server itself failed
+mid-turn. A client that disconnects mid-stream cancels its turn.
 """
 from __future__ import annotations
 
 import asyncio
 import json
-from contextlib import aclosing
-from typing import Any, AsyncIterator, Optional
+from typing import Any, Optional
 
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.utils import url_path_join
@@ -45,15 +44,14 @@ from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
 from .context import CONTEXT_FIELDS, message_with_context
-from .graph import NOTHING_PENDING, has_pending_interrupt
+from .graph import NOTHING_PENDING
 from .panel import DEFAULT_AGENT, AgentPanel
 from .probe import ProbeHandler
+from .turn_driver import TurnDriver, TurnEnd, TurnRequest
 
 ROUTE_PREFIX = "agent-panel"
 SETTINGS_KEY = "jupyterlab_agent_panel"
 MAX_RESULT_LEN = 500
-TERMINAL_STATUSES = frozenset({"complete", "error", "cancelled"})
-CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
 
 
 class Rejected(Exception):
@@ -144,33 +142,20 @@ class TurnHandler(PanelHandler):
 
     _turn: Optional[asyncio.Task] = None
     _client_gone = False
-    _terminal_sent = False
 
     async def run_turn(self, host: AgentHost, thread_id: str, message: str, resume: Any = None) -> None:
         """Stream one turn; a ``resume`` runs only if the thread has a pending interrupt."""
         loaded = await host.loaded_agent()
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
-        from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
-
         # No await between this check and the registration: the check cannot go stale.
         if thread_id in host.turns:
             raise Rejected(409, "busy", f"A turn is already running on thread {thread_id!r}")
-        frames = iter_chunk_frames(
-            loaded.agent,
-            message,
-            thread_id,
-            resume=resume,
-            extractors=loaded.extractors,
-            max_result_len=MAX_RESULT_LEN,
-        )
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
-        # Checked inside the registered turn: while it holds the thread, no other
-        # request can resume it, so two answers to one review cannot both run.
-        pending = (lambda: has_pending_interrupt(loaded.agent, thread_id)) if resume is not None else None
-        self._turn = asyncio.create_task(self._stream(frames, pending))
+        request = TurnRequest(loaded, message, thread_id, resume, MAX_RESULT_LEN)
+        self._turn = asyncio.create_task(self._stream(request))
         host.turns[thread_id] = self._turn
         try:
             await asyncio.wait({self._turn})
@@ -178,9 +163,14 @@ class TurnHandler(PanelHandler):
             self._turn.cancel()  # no-op once done; stops the turn if this handler is cancelled
             if host.turns.get(thread_id) is self._turn:
                 del host.turns[thread_id]
-        if not self._turn.cancelled() and isinstance(self._turn.exception(), Rejected):
+        if not self._turn.cancelled() and self._turn.exception() is not None:
             raise self._turn.exception()
-        await self._end(self._turn)
+        if self._client_gone:
+            return
+        try:
+            self.finish(set_content_type="text/event-stream")
+        except StreamClosedError:
+            pass  # the client left while the turn was ending; nothing to tell it
 
     def on_connection_close(self) -> None:
         super().on_connection_close()
@@ -188,38 +178,30 @@ class TurnHandler(PanelHandler):
         if self._turn is not None:
             self._turn.cancel()
 
-    async def _stream(self, frames: AsyncIterator[dict], pending=None) -> None:
-        async with aclosing(frames):
-            if pending is not None and not await pending():
-                raise Rejected(409, "nothing_pending", NOTHING_PENDING)
-            await self.flush()  # headers now, so the client sees the turn start
-            async for frame in frames:
-                await self._send(frame)
+    async def _stream(self, request: TurnRequest) -> None:
+        # The pending check runs inside the registered turn: while it holds the
+        # thread, no other request can resume it, so two answers to one review
+        # cannot both run. The headers go out once it passed, so the client sees
+        # the turn start.
+        driver = TurnDriver(send=self._send, end=self._end)
+        if not await driver.run(request, started=self.flush):
+            raise Rejected(409, "nothing_pending", NOTHING_PENDING)
+
+    def _write(self, frame: dict) -> None:
+        self.write(f"data: {json.dumps(frame)}\n\n")
 
     async def _send(self, frame: dict) -> None:
-        self.write(f"data: {json.dumps(frame)}\n\n")
-        if frame.get("status") in TERMINAL_STATUSES:
-            self._terminal_sent = True
+        self._write(frame)
         await self.flush()
 
-    async def _end(self, turn: asyncio.Task) -> None:
-        """Add the terminal frame a turn that stopped early never sent, then finish."""
-        failure = None if turn.cancelled() else turn.exception()
-        if isinstance(failure, StreamClosedError):
+    def _end(self, end: TurnEnd) -> None:
+        """Write the terminal frame (``finish`` flushes it) unless the client left."""
+        if isinstance(end.failure, StreamClosedError):
             self._client_gone = True
-        elif failure is not None:
-            self.log.error("agent-panel turn failed", exc_info=failure)
-        if self._client_gone:
-            return
-        try:
-            if not self._terminal_sent:
-                if turn.cancelled():
-                    await self._send(CANCELLED_FRAME)
-                elif failure is not None:
-                    await self._send({"status": "error", "error": f"{type(failure).__name__}: {failure}"})
-            self.finish(set_content_type="text/event-stream")
-        except StreamClosedError:
-            pass  # the client left while the turn was ending; nothing to tell it
+        elif end.failure is not None:
+            self.log.error("agent-panel turn failed", exc_info=end.failure)
+        if not self._client_gone:
+            self._write(end.frame)
 
 
 class ChatHandler(TurnHandler):

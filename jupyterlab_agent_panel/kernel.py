@@ -17,9 +17,10 @@ from collections import OrderedDict
 from typing import Any, Optional
 
 from .context import CONTEXT_FIELDS, message_with_context
-from .graph import NOTHING_PENDING, LoadedAgent, has_pending_interrupt, load_agent
+from .graph import LoadedAgent, load_agent
 from .kernel_output import OutputCapture, TurnOutput
 from .kernel_turns import Turn, TurnLoop
+from .turn_driver import TurnRequest
 
 logger = logging.getLogger(__name__)
 
@@ -214,18 +215,15 @@ class AgentPanelServer:
                 raise _Rejected(
                     "busy", f"a turn ({running.turn_id!r}) is already running on thread {thread_id!r}"
                 )
+            # A resume's pending interrupt is checked once the turn holds the thread:
+            # two resumes of one review cannot both run (the second is ``nothing_pending``).
             turn = Turn(
                 turn_id=turn_id,
-                thread_id=thread_id,
-                frames=_frames_factory(loaded, message, thread_id, resume, self._max_result_len),
+                request=TurnRequest(loaded, message, thread_id, resume, self._max_result_len),
                 send=connection.send,
                 on_end=self._forget,
                 output=self._keep_output(turn_id),
                 owner=connection,
-                # Checked once the turn holds the thread: two resumes of one
-                # review cannot both run (the second is ``nothing_pending``).
-                pending=(lambda: has_pending_interrupt(loaded.agent, thread_id)) if resume is not None else None,
-                nothing_pending=NOTHING_PENDING,
             )
             self._turns[turn_id] = turn
             self._turn_on_thread[thread_id] = turn
@@ -258,24 +256,6 @@ class AgentPanelServer:
 
     def _hello(self) -> dict:
         return {"type": "hello", "protocol": PROTOCOL, "agent_name": None, **self.health()}
-
-
-def _frames_factory(
-    loaded: LoadedAgent, message: str, thread_id: str, resume: Any, max_result_len: int
-):
-    def frames():
-        from langstage_core.agui import iter_chunk_frames
-
-        return iter_chunk_frames(
-            loaded.agent,
-            message,
-            thread_id,
-            resume=resume,
-            extractors=loaded.extractors,
-            max_result_len=max_result_len,
-        )
-
-    return frames
 
 
 def _turn_ids(data: dict) -> tuple[str, str]:

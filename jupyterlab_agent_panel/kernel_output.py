@@ -16,7 +16,7 @@ import sys
 import threading
 from typing import Optional
 
-_current_output: contextvars.ContextVar[Optional["TurnOutput"]] = contextvars.ContextVar(
+_current_output: contextvars.ContextVar[Optional[TurnOutput]] = contextvars.ContextVar(
     "agent_panel_turn_output", default=None
 )
 

@@ -9,15 +9,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from typing import Any, AsyncGenerator, Awaitable, Callable, Optional
+from typing import Any, Callable, Optional
 
+from .graph import NOTHING_PENDING
 from .kernel_output import TurnOutput, capture_into
+from .turn_driver import TurnDriver, TurnEnd, TurnRequest
 
 logger = logging.getLogger(__name__)
-
-CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
-NO_TERMINAL_FRAME = {"status": "error", "error": "the graph's stream ended without a terminal frame"}
-TERMINAL_STATUSES = frozenset({"complete", "error", "cancelled"})
 
 
 class TurnLoop:
@@ -28,7 +26,7 @@ class TurnLoop:
         self._thread = threading.Thread(target=self._run, name=thread_name, daemon=True)
         self._thread.start()
 
-    def start(self, turn: "Turn") -> None:
+    def start(self, turn: Turn) -> None:
         """Start ``turn`` as a task running in a copy of the caller's context.
 
         asyncio runs a callback in a copy of the context it was scheduled from, and
@@ -63,39 +61,31 @@ class TurnLoop:
 
 
 class Turn:
-    """One ``start_turn`` / ``resume``: forwards frames with ``seq``, ends exactly once.
+    """One ``start_turn`` / ``resume`` over the comm: frames with ``seq``, then ``turn_end``.
 
-    Every method runs on the loop thread. The turn always ends with one terminal
-    frame followed by ``turn_end``; the first terminal frame wins and anything the
-    graph yields after it is dropped.
+    Every method runs on the loop thread; :class:`~.turn_driver.TurnDriver` decides
+    what is sent. A resume with nothing pending gets ``rejected`` instead.
     """
 
     def __init__(
         self,
         *,
         turn_id: str,
-        thread_id: str,
-        frames: Callable[[], AsyncGenerator[dict, None]],
+        request: TurnRequest,
         send: Callable[[dict], None],
-        on_end: Callable[["Turn"], None],
+        on_end: Callable[[Turn], None],
         output: TurnOutput,
         owner: Any = None,
-        pending: Optional[Callable[[], Awaitable[bool]]] = None,
-        nothing_pending: str = "",
     ):
         self.turn_id = turn_id
-        self.thread_id = thread_id
+        self.thread_id = request.thread_id
         self.output = output
         self.owner = owner  # who started it (the server's comm connection)
-        self._frames = frames
+        self._request = request
         self._send = send
         self._on_end = on_end
-        # A resume runs only if this says an interrupt waits; else ``rejected``.
-        self._pending = pending
-        self._nothing_pending = nothing_pending
         self._seq = 0
-        self._interrupted = False
-        self._ended = False
+        self._driver = TurnDriver(send=self._forward, end=self._end)
         self._task: Optional[asyncio.Task] = None
 
     def start(self) -> None:
@@ -106,75 +96,32 @@ class Turn:
 
         Ending first keeps Stop prompt even if the graph's own cleanup is slow.
         """
-        if self._ended:
-            return
-        self._end(CANCELLED_FRAME)
-        if self._task is not None:
+        if self._driver.cancel() and self._task is not None:
             self._task.cancel()
 
     async def _run(self) -> None:
         capture_into(self.output)
-        try:
-            if self._pending is not None and not await self._pending():
-                self._reject("nothing_pending", self._nothing_pending)
-                return
-            frames = self._frames()
-            try:
-                async for frame in frames:
-                    self._forward(frame)
-                    if self._ended:
-                        break
-            finally:
-                await frames.aclose()
-        except asyncio.CancelledError:
-            self._end(CANCELLED_FRAME)
-        except Exception as exc:  # noqa: BLE001 - any failure becomes the turn's error frame
-            self._end({"status": "error", "error": f"{type(exc).__name__}: {exc}"})
-        else:
-            self._end(NO_TERMINAL_FRAME)
+        if not await self._driver.run(self._request):
+            self._reject()
 
-    def _forward(self, frame: dict) -> None:
-        if self._ended:
-            return
-        if frame.get("status") in TERMINAL_STATUSES:
-            self._end(frame)
-            return
-        self._note(frame)
+    async def _forward(self, frame: dict) -> None:
         self._send_frame(frame)
 
-    def _note(self, frame: dict) -> None:
-        status = frame.get("status")
-        if status == "interrupt" or (status == "complete" and frame.get("outcome") == "interrupted"):
-            self._interrupted = True
-
-    def _outcome(self, terminal: dict) -> str:
-        # Only one terminal frame is ever sent, so it alone decides error and cancelled.
-        status = terminal.get("status")
-        if status in ("error", "cancelled"):
-            return status
-        return "interrupted" if self._interrupted else "complete"
-
-    def _end(self, terminal: dict) -> None:
-        if self._ended:
-            return
-        self._ended = True
-        self._note(terminal)
+    def _end(self, end: TurnEnd) -> None:
         # Release the thread first: the panel may answer turn_end at once (a resume).
         self._on_end(self)
         try:
-            self._send_frame(terminal)
-            self._send({"type": "turn_end", "turn_id": self.turn_id, "outcome": self._outcome(terminal)})
+            self._send_frame(end.frame)
+            self._send({"type": "turn_end", "turn_id": self.turn_id, "outcome": end.outcome})
         except Exception:  # noqa: BLE001 - the comm is gone or broken; nothing else to tell
             logger.exception("agent_panel: could not send the end of turn %s", self.turn_id)
 
-    def _reject(self, reason: str, detail: str) -> None:
+    def _reject(self) -> None:
         """End the turn with ``rejected`` instead of frames (nothing ran)."""
-        if self._ended:
-            return
-        self._ended = True
         self._on_end(self)
+        reply = {"type": "rejected", "turn_id": self.turn_id, "reason": "nothing_pending", "detail": NOTHING_PENDING}
         try:
-            self._send({"type": "rejected", "turn_id": self.turn_id, "reason": reason, "detail": detail})
+            self._send(reply)
         except Exception:  # noqa: BLE001 - the comm is gone or broken; nothing else to tell
             logger.exception("agent_panel: could not reject turn %s", self.turn_id)
 

@@ -93,7 +93,9 @@ def agent_entry(name: Any, entry: Any) -> dict:
     if name in (".", ".."):
         raise ValueError("'.' and '..' cannot be a URL path segment")
     if name == DEFAULT_AGENT:
-        raise ValueError(f"the name {DEFAULT_AGENT!r} is reserved for the agent at agent-panel/ (AgentPanel.agent_spec)")
+        raise ValueError(
+            f"the name {DEFAULT_AGENT!r} is reserved for the agent at agent-panel/ (AgentPanel.agent_spec)"
+        )
     if isinstance(entry, str):
         entry = {"spec": entry}
     if not isinstance(entry, dict):

@@ -115,7 +115,7 @@ async def _connect_any(addresses: list, where: str, timeout: float, left) -> Opt
     """Connect to each resolved address until one accepts; ``None`` once one does."""
     refused = None
     failure = None
-    for family, _, _, _, sockaddr in addresses:
+    for *_, sockaddr in addresses:
         try:
             _, writer = await asyncio.wait_for(asyncio.open_connection(sockaddr[0], sockaddr[1]), left())
         except ConnectionRefusedError:

@@ -5,6 +5,7 @@ the UI tests' scripted model (ui-tests/graphs on PYTHONPATH).
 """
 from langchain_core.messages import AIMessage
 from langgraph.graph import START, MessagesState, StateGraph
+
 from scripted_model import ScriptedChatModel
 
 TICKS = 30

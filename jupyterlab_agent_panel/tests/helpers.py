@@ -14,7 +14,12 @@ TERMINAL_STATUSES = {"complete", "error", "cancelled"}
 PANEL_CAPPED = "a" * 1964 + "\n… (truncated, 3357 more characters)"
 PANEL_CONTEXT_FORMS = [
     (
-        {"current_directory": "src", "focused_widget": "src/util.py", "selected_text": "b\nc", "selection_metadata": "lines_4-9"},
+        {
+            "current_directory": "src",
+            "focused_widget": "src/util.py",
+            "selected_text": "b\nc",
+            "selection_metadata": "lines_4-9",
+        },
         "\n\nCurrent directory: src\nCurrently focused file: src/util.py"
         "\nUser has selected the following text from lines 4-9:\n```\nb\nc\n```",
     ),

@@ -51,7 +51,7 @@ class KernelUnderTest:
         assert reply["content"]["status"] == "ok", reply["content"]
         return reply["content"]["subshell_id"]
 
-    def execute(self, code: str, timeout: float = 60, subshell_id: Optional[str] = None) -> "Execution":
+    def execute(self, code: str, timeout: float = 60, subshell_id: Optional[str] = None) -> Execution:
         """Run a cell and wait for its reply and for the kernel to go idle on it."""
         msg_id = self.start_execute(code, subshell_id)
         return self.finish_execute(msg_id, timeout)
@@ -61,7 +61,7 @@ class KernelUnderTest:
                    "allow_stdin": False, "stop_on_error": True}
         return self.send_shell("execute_request", content, subshell_id)
 
-    def finish_execute(self, msg_id: str, timeout: float = 60) -> "Execution":
+    def finish_execute(self, msg_id: str, timeout: float = 60) -> Execution:
         deadline = time.monotonic() + timeout
         while msg_id not in self._shell_replies:
             reply = self.client.shell_channel.get_msg(timeout=max(0.01, deadline - time.monotonic()))

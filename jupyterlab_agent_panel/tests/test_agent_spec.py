@@ -128,4 +128,5 @@ class TestBadExtractor:
         body = await health(jp_fetch)
 
         assert body["status"] == "agent_not_loaded"
-        assert body["message"].startswith(f"Could not load extractor '{GRAPHS / 'extractors.py'}:NoSuchExtractor': AttributeError")
+        spec = f"{GRAPHS / 'extractors.py'}:NoSuchExtractor"
+        assert body["message"].startswith(f"Could not load extractor '{spec}': AttributeError")

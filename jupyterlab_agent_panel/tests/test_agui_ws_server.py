@@ -86,9 +86,10 @@ def test_a_second_run_on_a_busy_thread_is_refused_without_ending_the_first(ticke
             owner, other = Client(first), Client(second)
             await owner.subscribe("agui:thread:t-busy")
             await other.subscribe("agui:thread:t-busy")
-            await owner.send(topic="agui:thread:t-busy", action="ag_ui_run", payload=run_input("t-busy", "r-1", "go"))
+            topic = "agui:thread:t-busy"
+            await owner.send(topic=topic, action="ag_ui_run", payload=run_input("t-busy", "r-1", "go"))
             await owner.recv()
-            await other.send(topic="agui:thread:t-busy", action="ag_ui_run", payload=run_input("t-busy", "r-2", "me too"))
+            await other.send(topic=topic, action="ag_ui_run", payload=run_input("t-busy", "r-2", "me too"))
             refusal = None
             while refusal is None:
                 frame = await other.recv()

@@ -40,7 +40,10 @@ DIGEST_OF = (
     "__import__('hashlib').sha256(__import__('json').dumps({name}, sort_keys=True,"
     " ensure_ascii=True).encode('ascii')).hexdigest()"
 )
-PUBLIC_NAMES = "sorted(k for k in globals() if not k.startswith('_') and k not in ('In', 'Out', 'exit', 'quit', 'get_ipython'))"
+PUBLIC_NAMES = (
+    "sorted(k for k in globals() if not k.startswith('_')"
+    " and k not in ('In', 'Out', 'exit', 'quit', 'get_ipython'))"
+)
 
 
 @pytest.fixture(scope="module")

@@ -93,7 +93,9 @@ class TestEchoAllSeesTheBlock:
 
         assert text_of(frames) == "echo: hello" + FULL_BLOCK
 
-    @pytest.mark.parametrize(("context", "block"), PANEL_CONTEXT_FORMS, ids=["editor-lines", "editor-line", "capped-selection"])
+    @pytest.mark.parametrize(
+        ("context", "block"), PANEL_CONTEXT_FORMS, ids=["editor-lines", "editor-line", "capped-selection"]
+    )
     async def test_each_form_the_panel_sends_arrives(self, run_turn, context, block):
         frames = await run_turn("chat", {"message": "hello", "thread_id": "t-forms", **context})
 

@@ -143,8 +143,17 @@ async def test_threads_are_separate_conversations(run_turn):
     ("route", "body", "message"),
     [
         ("chat", "", "Request body is empty; expected a JSON object"),
-        ("chat", "{not json", "Request body is not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-        ("chat", b"\xff{}", "Request body is not valid JSON: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+        (
+            "chat",
+            "{not json",
+            "Request body is not valid JSON: "
+            "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+        ),
+        (
+            "chat",
+            b"\xff{}",
+            "Request body is not valid JSON: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte",
+        ),
         ("chat", "[1, 2]", "Request body must be a JSON object, not list"),
         ("chat", {"thread_id": "t"}, "Message is required"),
         ("chat", {"message": "   ", "thread_id": "t"}, "Message is required"),
@@ -153,7 +162,11 @@ async def test_threads_are_separate_conversations(run_turn):
         ("chat", {"message": "hi", "thread_id": "t", "selected_text": ["x"]}, "selected_text must be a string"),
         ("resume", {"decisions": []}, "thread_id is required"),
         ("resume", {"thread_id": "t", "decisions": {"type": "approve"}}, "decisions must be a list"),
-        ("resume", {"thread_id": "t", "decisions": [{"type": "approve"}, "no"]}, "decisions[1] must be an object with a string 'type'"),
+        (
+            "resume",
+            {"thread_id": "t", "decisions": [{"type": "approve"}, "no"]},
+            "decisions[1] must be an object with a string 'type'",
+        ),
         ("cancel", {}, "thread_id is required"),
         ("cancel", {"thread_id": 7}, "thread_id must be a string"),
     ],
@@ -166,7 +179,9 @@ async def test_bad_bodies_get_400_naming_the_problem(post_json, route, body, mes
     assert json.loads(response.body) == {"message": message, "reason": "bad_request"}
 
 
-@pytest.mark.parametrize(("method", "route"), [("GET", "health"), ("POST", "chat"), ("POST", "resume"), ("POST", "cancel")])
+@pytest.mark.parametrize(
+    ("method", "route"), [("GET", "health"), ("POST", "chat"), ("POST", "resume"), ("POST", "cancel")]
+)
 async def test_requests_without_credentials_get_403(jp_serverapp, http_server_client, jp_base_url, method, route):
     url = url_path_join(jp_base_url, "agent-panel", route)
     body = json.dumps({"message": "hello", "thread_id": "t"}) if method == "POST" else None

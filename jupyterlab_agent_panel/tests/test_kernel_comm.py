@@ -11,6 +11,7 @@ import uuid
 from datetime import datetime
 
 import pytest
+
 from helpers import PANEL_CONTEXT_FORMS
 from kernel_comm_client import GRAPHS_DIR, KernelUnderTest, PanelComm, frames_of
 

@@ -204,10 +204,18 @@ class TestTurnsArePerAgent:
             "expected a spec string ('module:attr' or 'file.py:attr') or "
             "{'spec': ..., 'extractors': [...]}, not int",
         ),
-        ("n", {"spec": ECHO_SPEC, "extractor": []}, "unknown keys ['extractor']; expected 'spec' and optionally 'extractors'"),
+        (
+            "n",
+            {"spec": ECHO_SPEC, "extractor": []},
+            "unknown keys ['extractor']; expected 'spec' and optionally 'extractors'",
+        ),
         ("n", "  ", "'spec' must be a non-empty string ('module:attr' or 'file.py:attr')"),
         ("n", {"extractors": []}, "'spec' must be a non-empty string ('module:attr' or 'file.py:attr')"),
-        ("n", {"spec": ECHO_SPEC, "extractors": ANSWER_ONLY}, "'extractors' must be a list of 'module:attr' / 'file.py:attr' strings"),
+        (
+            "n",
+            {"spec": ECHO_SPEC, "extractors": ANSWER_ONLY},
+            "'extractors' must be a list of 'module:attr' / 'file.py:attr' strings",
+        ),
     ],
 )
 def test_an_invalid_entry_is_rejected_naming_the_problem(name, entry, problem):

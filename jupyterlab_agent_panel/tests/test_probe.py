@@ -88,7 +88,8 @@ async def test_a_server_that_never_answers_times_out_quickly(probe, silent_port)
 
 
 async def test_a_websocket_or_file_url_is_refused(probe):
-    for url, scheme in (("ws://127.0.0.1:1/ws", "ws"), ("file:///etc/passwd", "file"), ("agent-panel/", "a relative URL")):
+    refused = (("ws://127.0.0.1:1/ws", "ws"), ("file:///etc/passwd", "file"), ("agent-panel/", "a relative URL"))
+    for url, scheme in refused:
         code, answer = await probe({"url": url})
 
         assert code == 400

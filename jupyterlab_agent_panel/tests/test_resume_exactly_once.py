@@ -13,10 +13,10 @@ import json
 import uuid
 
 import pytest
-from helpers import assert_one_terminal_last, parse_sse, text_of
-from kernel_comm_client import KernelUnderTest, PanelComm, frames_of
 
+from helpers import assert_one_terminal_last, parse_sse, text_of
 from jupyterlab_agent_panel.graph import NOTHING_PENDING, has_pending_interrupt, load_agent
+from kernel_comm_client import KernelUnderTest, PanelComm, frames_of
 
 APPROVE = [{"type": "approve"}]
 RESUMED = "Resumed. Your decision was: {'decisions': [{'type': 'approve'}]}."

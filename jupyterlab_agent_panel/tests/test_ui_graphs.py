@@ -70,7 +70,10 @@ class TestHitl:
             ),
             (
                 [
-                    {"type": "edit", "edited_action": {"name": "write_file", "args": {"path": "edited.md", "content": "hello"}}},
+                    {
+                        "type": "edit",
+                        "edited_action": {"name": "write_file", "args": {"path": "edited.md", "content": "hello"}},
+                    },
                     {"type": "reject", "message": "not now"},
                 ],
                 "- write_file: wrote 5 chars to edited.md\n"
@@ -95,7 +98,10 @@ async def test_failing_streams_text_then_fails(run_turn):
     frames = await run_turn("agents/failing/chat", {"message": "hi", "thread_id": "t"})
 
     assert [f["chunk"] for f in frames if "chunk" in f] == ["Partial ", "answer ", "before ", "the ", "failure"]
-    assert assert_one_terminal_last(frames) == {"status": "error", "error": "RuntimeError: the test graph failed on purpose"}
+    assert assert_one_terminal_last(frames) == {
+        "status": "error",
+        "error": "RuntimeError: the test graph failed on purpose",
+    }
 
 
 async def test_slow_ticks_every_half_second_and_stops_on_cancel(open_stream, post_json):
@@ -156,7 +162,10 @@ async def test_todos_sends_two_todo_extractions(run_turn):
         },
     ]
     results = [f for f in frames if "tool_result" in f]
-    assert [(f["id"], f["tool_status"]) for f in results] == [("call_write_todos_1", "success"), ("call_write_todos_2", "success")]
+    assert [(f["id"], f["tool_status"]) for f in results] == [
+        ("call_write_todos_1", "success"),
+        ("call_write_todos_2", "success"),
+    ]
     assert text_of(frames) == "Read the notebook; fixing the failing cell next."
     assert assert_one_terminal_last(frames) == COMPLETE
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from typing import Any, AsyncIterator, Callable, List, Optional
+from typing import Any, AsyncIterator, Callable, Optional
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
@@ -22,26 +22,26 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 
-def words(text: str) -> List[str]:
+def words(text: str) -> list[str]:
     """``text`` cut after each run of whitespace; joined back, they give ``text``."""
     return re.findall(r"\S*\s*", text)[:-1] if text else []
 
 
 class ScriptedChatModel(BaseChatModel):
-    script: Callable[[List[BaseMessage]], AIMessage]
+    script: Callable[[list[BaseMessage]], AIMessage]
     seconds_per_token: float = 0.0
 
     @property
     def _llm_type(self) -> str:
         return "agent-panel-ui-scripted"
 
-    def bind_tools(self, tools: Any, **kwargs: Any) -> "ScriptedChatModel":
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         return self  # the script decides which tools to call
 
     def _generate(
         self,
-        messages: List[BaseMessage],
-        stop: Optional[List[str]] = None,
+        messages: list[BaseMessage],
+        stop: Optional[list[str]] = None,
         run_manager: Optional[CallbackManagerForLLMRun] = None,
         **kwargs: Any,
     ) -> ChatResult:
@@ -49,8 +49,8 @@ class ScriptedChatModel(BaseChatModel):
 
     async def _astream(
         self,
-        messages: List[BaseMessage],
-        stop: Optional[List[str]] = None,
+        messages: list[BaseMessage],
+        stop: Optional[list[str]] = None,
         run_manager: Optional[AsyncCallbackManagerForLLMRun] = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:

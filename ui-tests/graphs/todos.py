@@ -5,7 +5,7 @@ items, then again with the first one completed, then answers. Served with
 ``TodosExtractor``, the turn carries two ``todos`` extraction frames.
 """
 import json
-from typing import List, Literal
+from typing import Literal
 
 from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
@@ -34,7 +34,7 @@ class Todo(TypedDict):
 
 
 @tool
-def write_todos(todos: List[Todo]) -> str:
+def write_todos(todos: list[Todo]) -> str:
     """Replace the to-do list."""
     return json.dumps({"todos": todos})
 

@@ -3,7 +3,7 @@
 A keyless chat model whose stream yields ``count`` tokens ``d0 `` … ``d{count-1} ``,
 each becoming one ``chunk`` frame; ``build_graph(count)`` picks the count.
 """
-from typing import Any, AsyncIterator, Iterator, List, Optional
+from typing import Any, AsyncIterator, Iterator, Optional
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -26,16 +26,16 @@ class DeltaModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "kernel-deltas"
 
-    def _generate(self, messages: List[BaseMessage], stop: Optional[List[str]] = None,
+    def _generate(self, messages: list[BaseMessage], stop: Optional[list[str]] = None,
                   run_manager: Any = None, **kwargs: Any) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=expected_text(self.count)))])
 
-    def _stream(self, messages: List[BaseMessage], stop: Optional[List[str]] = None,
+    def _stream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None,
                 run_manager: Any = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
         for index in range(self.count):
             yield ChatGenerationChunk(message=AIMessageChunk(content=f"d{index} "))
 
-    async def _astream(self, messages: List[BaseMessage], stop: Optional[List[str]] = None,
+    async def _astream(self, messages: list[BaseMessage], stop: Optional[list[str]] = None,
                        run_manager: Any = None, **kwargs: Any) -> AsyncIterator[ChatGenerationChunk]:
         for chunk in self._stream(messages):
             if run_manager is not None:
