@@ -4,6 +4,12 @@ export type {
   IItemAction,
   TransportFactory
 } from './contracts/extension-points';
+export type { ChatEntry, IConversation } from './model/conversation/chat-model';
+export type {
+  IComposerContext,
+  IContextSource
+} from './model/conversation/composer-context';
+export type { IPlan, IPlanTracker } from './model/conversation/plan';
 
 /** The agent side panel, for plugins that add transports or item actions. */
 export type IAgentPanel = IAgentPanelApi;

@@ -18,11 +18,11 @@ import {
   type IWorkspaceSnapshot,
   offsetAt,
   placeOfMetadata,
-  readContextDefaults,
   SELECTION_LIMIT,
   selectionMetadata,
   turnContextOf
 } from '../wire/context';
+import { readContextDefaults } from '../contracts/settings';
 import { ComposerContext } from '../model/conversation/composer-context';
 import {
   type IEditorModelPort,

@@ -11,7 +11,7 @@ import { PlanTracker } from '../model/conversation/plan';
 import { PROVENANCE_KEY } from '../notebook/cells';
 import type { INotebookHost, IOpenNotebook } from '../notebook/host';
 import { INSERT_PLAN_COMMAND as INSERT_PLAN } from '../notebook/commands';
-import { addPlanCommand } from '../notebook/plan-command';
+import { addPlanCommand } from '../notebook/commands/plan';
 import { DEFAULT_SETTINGS } from '../contracts/settings';
 import type { IAgentPanel } from '../tokens';
 import { FakeTransport, frame, trans } from './fake-transport';

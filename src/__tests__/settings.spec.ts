@@ -1,6 +1,10 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+import {
   DEFAULT_ENDPOINT,
   DEFAULT_SETTINGS,
   describeProblems,
@@ -406,6 +410,37 @@ describe('describeProblems', () => {
         { field: 'sendKey', message: 'bad' }
       ])
     ).toBe('endpoints[0].url: a URL is required\nsendKey: bad');
+  });
+});
+
+describe('translated problems', () => {
+  // A language whose every message is marked, to see what goes through it.
+  const trans = nullTranslator.load('jupyterlab_agent_panel');
+  const marked: TranslationBundle = {
+    ...trans,
+    // eslint-disable-next-line jupyter/no-dynamic-translation -- it wraps what it is given
+    __: (text: string, ...args: any[]) => `«${trans.__(text, ...args)}»`
+  };
+
+  it('words every problem, down to the context setting, in the given language', () => {
+    const { problems } = parseSettings(
+      {
+        endpoints: [{ name: 'A', transport: 'http', url: 'ftp://x' }, 'nope'],
+        sendKey: 'Shift',
+        context: { selection: 'yes' }
+      },
+      marked
+    );
+    expect(problems.map(problem => problem.message)).toEqual([
+      '«"ftp:" URLs are not supported; use «http: or https:»»',
+      '«must be an object; left out»',
+      '«no usable endpoint; using the built-in agent»',
+      '««"Shift" is not one of "Enter", "Ctrl+Enter"»; using "Enter"»',
+      '«must be true or false (got "yes"); using true»'
+    ]);
+    expect(describeProblems(problems.slice(1, 2), marked)).toBe(
+      '«endpoints[1]: «must be an object; left out»»'
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { decodeFrame } from '../wire/frames';
-import { TurnReducer } from '../wire/reduce';
+import { applyLocalEvent, TurnReducer } from '../wire/reduce';
 import {
   STREAM_ENDED_UNEXPECTEDLY,
   type IExtractionCard,
@@ -455,5 +455,61 @@ describe('TurnReducer cost per frame', () => {
     expect(reducer.state.items[count]).toMatchObject({
       result: `r${count - 1}`
     });
+  });
+});
+
+describe('local turn events (what the panel decides)', () => {
+  function pausedTurn() {
+    const reducer = new TurnReducer();
+    feed(
+      reducer,
+      { status: 'interrupt', interrupt: { action_requests: ['a?', 'b?'] } },
+      { status: 'interrupt', interrupt: { action_requests: ['c?'] } },
+      { status: 'complete' }
+    );
+    return { state: reducer.state, cards: interruptCards(reducer.state) };
+  }
+
+  it('gives each answered card its own rows of the decisions, in order', () => {
+    const { state, cards } = pausedTurn();
+    const decisions = [
+      { type: 'approve' as const },
+      { type: 'reject' as const },
+      { type: 'respond' as const, message: 'no' }
+    ];
+    const changes = applyLocalEvent(state, {
+      type: 'review_answered',
+      cards,
+      decisions
+    });
+    expect(changes).toEqual(cards.map(item => ({ type: 'updated', item })));
+    expect(cards[0].answered).toEqual(decisions.slice(0, 2));
+    expect(cards[1].answered).toEqual(decisions.slice(2));
+    expect(state.outcome).toBe('interrupted');
+  });
+
+  it('marks the cards answered elsewhere, and only those', () => {
+    const { state, cards } = pausedTurn();
+    const changes = applyLocalEvent(state, {
+      type: 'answered_elsewhere',
+      cards: [cards[1]]
+    });
+    expect(changes).toEqual([{ type: 'updated', item: cards[1] }]);
+    expect(cards[1].answeredElsewhere).toBe(true);
+    expect(cards[0].answeredElsewhere).toBeUndefined();
+  });
+
+  it('ends a turn cut by a reload as cancelled, and leaves an ended one alone', () => {
+    const streaming = new TurnReducer();
+    feed(streaming, chunk('half an answer'));
+    expect(
+      applyLocalEvent(streaming.state, { type: 'ended_by_reload' })
+    ).toEqual([{ type: 'ended', outcome: 'cancelled' }]);
+    expect(streaming.state.outcome).toBe('cancelled');
+    expect(streaming.state.cancelMessage).toBeNull();
+
+    const { state } = pausedTurn();
+    expect(applyLocalEvent(state, { type: 'ended_by_reload' })).toEqual([]);
+    expect(state.outcome).toBe('interrupted');
   });
 });

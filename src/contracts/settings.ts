@@ -8,10 +8,15 @@
  * concerns and what is used instead.
  */
 import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
+import {
+  CONTEXT_KINDS,
   type ContextDefaults,
-  DEFAULT_CONTEXT_DEFAULTS,
-  readContextDefaults
+  DEFAULT_CONTEXT_DEFAULTS
 } from '../wire/context';
+import { isObject } from '../wire/json';
 
 export type TransportKind = 'http' | 'comm' | 'agui';
 
@@ -109,20 +114,25 @@ const FORBIDDEN_HEADERS = new Set([
 
 /**
  * Read the composite settings. Invalid endpoints are dropped and invalid
- * values replaced by their default (each reported), so one bad entry never
- * disables the panel.
+ * values replaced by their default (each reported, in `trans`'s language),
+ * so one bad entry never disables the panel.
  */
-export function parseSettings(composite: unknown): {
+export function parseSettings(
+  composite: unknown,
+  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+): {
   settings: IPanelSettings;
   problems: ISettingsProblem[];
 } {
   const problems: ISettingsProblem[] = [];
-  const read = new FieldReader(problems);
+  const read = new FieldReader(problems, trans);
   const raw = isObject(composite) ? composite : {};
   if (!isObject(composite) && composite !== undefined && composite !== null) {
     problems.push({
       field: '(settings)',
-      message: 'the settings are not a JSON object; using the defaults'
+      message: trans.__(
+        'the settings are not a JSON object; using the defaults'
+      )
     });
   }
   let rawEndpoints: unknown[] = DEFAULT_SETTINGS.endpoints;
@@ -131,7 +141,7 @@ export function parseSettings(composite: unknown): {
   } else if (raw.endpoints !== undefined) {
     problems.push({
       field: 'endpoints',
-      message: 'must be a list of endpoints; using the built-in ones'
+      message: trans.__('must be a list of endpoints; using the built-in ones')
     });
   }
   const endpoints: IEndpointSettings[] = [];
@@ -144,7 +154,10 @@ export function parseSettings(composite: unknown): {
     if (endpoints.some(e => e.name === endpoint.name)) {
       problems.push({
         field: `${field}.name`,
-        message: `the name "${endpoint.name}" is used by another endpoint; this one is left out`
+        message: trans.__(
+          'the name "%1" is used by another endpoint; this one is left out',
+          endpoint.name
+        )
       });
       return;
     }
@@ -153,7 +166,7 @@ export function parseSettings(composite: unknown): {
   if (endpoints.length === 0) {
     problems.push({
       field: 'endpoints',
-      message: 'no usable endpoint; using the built-in agent'
+      message: trans.__('no usable endpoint; using the built-in agent')
     });
     endpoints.push(DEFAULT_ENDPOINT);
   }
@@ -165,7 +178,11 @@ export function parseSettings(composite: unknown): {
   if (!endpoints.some(e => e.name === defaultEndpoint)) {
     problems.push({
       field: 'defaultEndpoint',
-      message: `no endpoint is named "${defaultEndpoint}"; using "${endpoints[0].name}"`
+      message: trans.__(
+        'no endpoint is named "%1"; using "%2"',
+        defaultEndpoint,
+        endpoints[0].name
+      )
     });
     defaultEndpoint = endpoints[0].name;
   }
@@ -192,17 +209,60 @@ export function parseSettings(composite: unknown): {
         SEND_KEYS,
         DEFAULT_SETTINGS.sendKey
       ),
-      context: readContextDefaults(raw.context, problems)
+      context: readContextDefaults(raw.context, problems, trans)
     },
     problems
   };
 }
 
 /** One problem per line, for a notification or a log. */
-export function describeProblems(problems: ISettingsProblem[]): string {
+export function describeProblems(
+  problems: ISettingsProblem[],
+  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+): string {
   return problems
-    .map(problem => `${problem.field}: ${problem.message}`)
+    .map(problem => trans.__('%1: %2', problem.field, problem.message))
     .join('\n');
+}
+
+/**
+ * The `context` setting read leniently: each kind a boolean, absent kinds
+ * from the defaults; what is wrong is reported by field.
+ */
+export function readContextDefaults(
+  raw: unknown,
+  problems: ISettingsProblem[],
+  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+): ContextDefaults {
+  const defaults = { ...DEFAULT_CONTEXT_DEFAULTS };
+  if (raw === undefined) {
+    return defaults;
+  }
+  if (!isObject(raw)) {
+    problems.push({
+      field: 'context',
+      message: trans.__(
+        'must be an object of true/false values; using the defaults'
+      )
+    });
+    return defaults;
+  }
+  for (const kind of CONTEXT_KINDS) {
+    const value = raw[kind];
+    if (typeof value === 'boolean') {
+      defaults[kind] = value;
+    } else if (value !== undefined) {
+      problems.push({
+        field: `context.${kind}`,
+        message: trans.__(
+          'must be true or false (got %1); using %2',
+          JSON.stringify(value),
+          String(defaults[kind])
+        )
+      });
+    }
+  }
+  return defaults;
 }
 
 /** Whether two endpoints would build the same transport. */
@@ -218,16 +278,16 @@ function parseEndpoint(
   field: string,
   read: FieldReader
 ): IEndpointSettings | null {
-  const problems = read.problems;
+  const { problems, trans } = read;
   if (!isObject(entry)) {
-    problems.push({ field, message: 'must be an object; left out' });
+    problems.push({ field, message: trans.__('must be an object; left out') });
     return null;
   }
   const name = read.string(entry.name, `${field}.name`, '').trim();
   if (!name) {
     problems.push({
       field: `${field}.name`,
-      message: 'a name is required; this endpoint is left out'
+      message: trans.__('a name is required; this endpoint is left out')
     });
     return null;
   }
@@ -235,14 +295,18 @@ function parseEndpoint(
   if (!TRANSPORTS.includes(transport as TransportKind)) {
     problems.push({
       field: `${field}.transport`,
-      message: `${JSON.stringify(transport)} is not one of ${TRANSPORTS.join(', ')}; this endpoint is left out`
+      message: trans.__(
+        '%1 is not one of %2; this endpoint is left out',
+        JSON.stringify(transport),
+        TRANSPORTS.join(', ')
+      )
     });
     return null;
   }
   const kind = transport as TransportKind;
   const url = read.string(entry.url, `${field}.url`, '').trim();
   if (kind !== 'comm') {
-    const urlProblem = checkUrl(url, kind);
+    const urlProblem = checkUrl(url, kind, trans);
     if (urlProblem) {
       problems.push({ field: `${field}.url`, message: urlProblem });
       return null;
@@ -252,7 +316,7 @@ function parseEndpoint(
     name,
     transport: kind,
     url,
-    headers: readHeaders(entry.headers, field, kind, url, problems),
+    headers: readHeaders(entry.headers, field, kind, url, read),
     commTarget:
       read.string(entry.commTarget, `${field}.commTarget`, '').trim() ||
       DEFAULT_ENDPOINT.commTarget,
@@ -278,7 +342,7 @@ function readHeaders(
   field: string,
   transport: TransportKind,
   url: string,
-  problems: ISettingsProblem[]
+  { problems, trans }: FieldReader
 ): Record<string, string> {
   const headers: Record<string, string> = {};
   if (raw === undefined) {
@@ -287,7 +351,7 @@ function readHeaders(
   if (!isObject(raw)) {
     problems.push({
       field: `${field}.headers`,
-      message: 'must be an object of header names to values; ignored'
+      message: trans.__('must be an object of header names to values; ignored')
     });
     return headers;
   }
@@ -296,22 +360,22 @@ function readHeaders(
     if (typeof value !== 'string') {
       problems.push({
         field: where,
-        message: 'a header value must be a string; not sent'
+        message: trans.__('a header value must be a string; not sent')
       });
     } else if (!HEADER_NAME.test(name)) {
       problems.push({
         field: where,
-        message: `"${name}" is not a valid header name; not sent`
+        message: trans.__('"%1" is not a valid header name; not sent', name)
       });
     } else if (/[\r\n\0]/.test(value)) {
       problems.push({
         field: where,
-        message: 'a header value cannot contain line breaks; not sent'
+        message: trans.__('a header value cannot contain line breaks; not sent')
       });
     } else if (isForbiddenHeader(name)) {
       problems.push({
         field: where,
-        message: `browsers do not let a page set "${name}"; not sent`
+        message: trans.__('browsers do not let a page set "%1"; not sent', name)
       });
     } else {
       headers[name] = value;
@@ -320,22 +384,18 @@ function readHeaders(
   if (Object.keys(headers).length === 0) {
     return headers;
   }
-  if (transport === 'comm') {
-    problems.push({
-      field: `${field}.headers`,
-      message: 'the comm transport sends no HTTP requests; ignored'
-    });
-  } else if (/^wss?:/i.test(url)) {
-    problems.push({
-      field: `${field}.headers`,
-      message: 'browsers cannot send headers with a websocket; ignored'
-    });
-  } else if (isUnderJupyterBaseUrl(url)) {
-    problems.push({
-      field: `${field}.headers`,
-      message:
-        "a relative URL is a Jupyter server route, which gets Jupyter's own credentials instead; ignored"
-    });
+  const ignored =
+    transport === 'comm'
+      ? trans.__('the comm transport sends no HTTP requests; ignored')
+      : /^wss?:/i.test(url)
+        ? trans.__('browsers cannot send headers with a websocket; ignored')
+        : isUnderJupyterBaseUrl(url)
+          ? trans.__(
+              "a relative URL is a Jupyter server route, which gets Jupyter's own credentials instead; ignored"
+            )
+          : null;
+  if (ignored !== null) {
+    problems.push({ field: `${field}.headers`, message: ignored });
   }
   return headers;
 }
@@ -362,16 +422,22 @@ function isUnderJupyterBaseUrl(url: string): boolean {
 }
 
 /** Why a URL setting cannot be used, or null when it can. */
-function checkUrl(url: string, transport: TransportKind): string | null {
+function checkUrl(
+  url: string,
+  transport: TransportKind,
+  trans: TranslationBundle
+): string | null {
   if (!url) {
-    return 'a URL is required for this transport; this endpoint is left out';
+    return trans.__(
+      'a URL is required for this transport; this endpoint is left out'
+    );
   }
   if (hasScheme(url)) {
     let parsed: URL;
     try {
       parsed = new URL(url);
     } catch {
-      return `"${url}" is not a valid URL`;
+      return trans.__('"%1" is not a valid URL', url);
     }
     // An AG-UI endpoint may also be a chanx websocket route.
     const allowed =
@@ -379,7 +445,11 @@ function checkUrl(url: string, transport: TransportKind): string | null {
         ? ['http:', 'https:', 'ws:', 'wss:']
         : ['http:', 'https:'];
     if (!allowed.includes(parsed.protocol)) {
-      return `"${parsed.protocol}" URLs are not supported; use ${allowed.join(' or ')}`;
+      return trans.__(
+        '"%1" URLs are not supported; use %2',
+        parsed.protocol,
+        allowed.reduce((list, next) => trans.__('%1 or %2', list, next))
+      );
     }
   }
   return null;
@@ -387,13 +457,20 @@ function checkUrl(url: string, transport: TransportKind): string | null {
 
 /** Reads optional fields: absent gives the default quietly, wrong reports. */
 class FieldReader {
-  constructor(readonly problems: ISettingsProblem[]) {}
+  constructor(
+    readonly problems: ISettingsProblem[],
+    readonly trans: TranslationBundle
+  ) {}
 
   string(value: unknown, field: string, fallback: string): string {
     if (value === undefined || typeof value === 'string') {
       return value ?? fallback;
     }
-    this._replaced(field, 'must be a string', JSON.stringify(fallback));
+    this._replaced(
+      field,
+      this.trans.__('must be a string'),
+      JSON.stringify(fallback)
+    );
     return fallback;
   }
 
@@ -415,9 +492,20 @@ class FieldReader {
     if (valid) {
       return value;
     }
+    const got = JSON.stringify(value);
     this._replaced(
       field,
-      `must be ${integer ? 'a whole number' : 'a number'} of at least ${minimum} (got ${JSON.stringify(value)})`,
+      integer
+        ? this.trans.__(
+            'must be a whole number of at least %1 (got %2)',
+            minimum,
+            got
+          )
+        : this.trans.__(
+            'must be a number of at least %1 (got %2)',
+            minimum,
+            got
+          ),
       String(fallback)
     );
     return fallback;
@@ -437,21 +525,24 @@ class FieldReader {
     }
     this._replaced(
       field,
-      `${JSON.stringify(value)} is not one of ${allowed.map(a => JSON.stringify(a)).join(', ')}`,
+      this.trans.__(
+        '%1 is not one of %2',
+        JSON.stringify(value),
+        allowed.map(a => JSON.stringify(a)).join(', ')
+      ),
       JSON.stringify(fallback)
     );
     return fallback;
   }
 
   private _replaced(field: string, why: string, used: string): void {
-    this.problems.push({ field, message: `${why}; using ${used}` });
+    this.problems.push({
+      field,
+      message: this.trans.__('%1; using %2', why, used)
+    });
   }
 }
 
 function hasScheme(url: string): boolean {
   return /^[a-z][a-z0-9+.-]*:/i.test(url);
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

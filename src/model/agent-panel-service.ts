@@ -18,6 +18,7 @@ import type {
 import type { IAgentPanel } from './agent-panel';
 import type { IConnectionProbe } from '../transport/probe';
 import type { IAgentTransport } from '../contracts/transport';
+import { errorMessage } from '../wire/json';
 import type {
   ChatEntry,
   ChatModel,
@@ -65,7 +66,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     model.endpointChanged.connect(this._onEndpointChanged, this);
     model.entryAdded.connect(this._onEntryAdded, this);
     this.queue = new MessageQueue(model, this._trans);
-    this.plan = new PlanTracker(model);
+    this.plan = new PlanTracker(model, this._trans);
   }
 
   /** Messages typed while the agent works, sent as turns complete. */
@@ -204,7 +205,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
         verdict: 'unreachable',
         ok: false,
         summary: this._trans.__('The check itself failed'),
-        detail: error instanceof Error ? error.message : String(error)
+        detail: errorMessage(error)
       };
     } finally {
       this._testing = false;
@@ -289,9 +290,11 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
         transport.labelChanged?.connect(this._onLabelChanged, this);
         this.model.transport = transport;
       } catch (error) {
-        this._problem = `Endpoint "${endpoint.name}": ${
-          error instanceof Error ? error.message : String(error)
-        }`;
+        this._problem = this._trans.__(
+          'Endpoint "%1": %2',
+          endpoint.name,
+          errorMessage(error)
+        );
       }
     }
     const transport = this.model.transport;

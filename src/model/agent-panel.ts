@@ -6,21 +6,21 @@ import type {
   TransportFactory
 } from '../contracts/extension-points';
 import type { IPanelSettings, TransportKind } from '../contracts/settings';
-import type { ChatModel } from './conversation/chat-model';
-import type { ComposerContext } from './conversation/composer-context';
-import type { PlanTracker } from './conversation/plan';
+import type { IConversation } from './conversation/chat-model';
+import type { IComposerContext } from './conversation/composer-context';
+import type { IPlanTracker } from './conversation/plan';
 
 /** The agent side panel, for plugins that add transports or item actions. */
 export interface IAgentPanel {
   /** The conversation shown in the panel. */
-  readonly model: ChatModel;
+  readonly model: IConversation;
   /** The current settings (already validated). */
   readonly settings: IPanelSettings;
   readonly settingsChanged: ISignal<IAgentPanel, IPanelSettings>;
   /** The context the next message takes; a plugin sets where it comes from. */
-  readonly composerContext: ComposerContext;
+  readonly composerContext: IComposerContext;
   /** The agent's plan: the conversation's latest `todos` extraction. */
-  readonly plan: PlanTracker;
+  readonly plan: IPlanTracker;
   /** Provide the transport for endpoints of `kind`. */
   registerTransport(
     kind: TransportKind,

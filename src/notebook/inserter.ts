@@ -1,6 +1,7 @@
 import { Notification } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IAgentPanel } from '../tokens';
+import { errorMessage } from '../wire/json';
 import type { ICellContext, NotebookCell } from './cells';
 import { conversationCells } from './conversation';
 import type { INotebookHost, IOpenNotebook } from './host';
@@ -39,16 +40,6 @@ export class NotebookInserter {
     return this._options.agentPanel.settings.insertPosition;
   }
 
-  /** Where `at` puts cells in `notebook`, for captions. */
-  where(notebook: IOpenNotebook, at: InsertPosition): string {
-    const trans = this._options.trans;
-    return at === 'end'
-      ? trans.__('at the end of %1', notebook.name)
-      : at === 'replace-active'
-        ? trans.__('in place of the active cell of %1', notebook.name)
-        : trans.__('below the active cell of %1', notebook.name);
-  }
-
   /**
    * Why a command cannot run: its subject is missing, or the notebook cannot
    * take cells. With no notebook open an insertion offers to create one, but
@@ -67,12 +58,35 @@ export class NotebookInserter {
     return notebook.problem;
   }
 
-  /** The caption of an insertion when no notebook is open. */
-  offerText(what: string): string {
-    return this._options.trans.__(
-      'No notebook is open: you will be asked to create one for %1.',
-      what
-    );
+  /**
+   * The caption of an insertion at `at`: its `problem`, else what `says`
+   * for the open notebook and where the cells go, else (no notebook open)
+   * the offer to create one for `what`.
+   */
+  caption(
+    problem: string | null,
+    at: InsertPosition,
+    what: string,
+    says: (notebook: IOpenNotebook, where: string) => string
+  ): string {
+    if (problem !== null) {
+      return problem;
+    }
+    const trans = this._options.trans;
+    const notebook = this._options.host.current();
+    if (!notebook) {
+      return trans.__(
+        'No notebook is open: you will be asked to create one for %1.',
+        what
+      );
+    }
+    const where =
+      at === 'end'
+        ? trans.__('at the end of %1', notebook.name)
+        : at === 'replace-active'
+          ? trans.__('in place of the active cell of %1', notebook.name)
+          : trans.__('below the active cell of %1', notebook.name);
+    return says(notebook, where);
   }
 
   cellContext(notebook: IOpenNotebook): ICellContext {
@@ -125,7 +139,7 @@ export class NotebookInserter {
     } catch (error) {
       console.error('Agent Panel: could not insert into the notebook.', error);
       Notification.error(
-        trans.__('Could not insert into the notebook: %1', messageOf(error)),
+        trans.__('Could not insert into the notebook: %1', errorMessage(error)),
         { autoClose: 8000 }
       );
     }
@@ -150,13 +164,9 @@ export class NotebookInserter {
     } catch (error) {
       console.error('Agent Panel: could not export the conversation.', error);
       Notification.error(
-        trans.__('Could not export the conversation: %1', messageOf(error)),
+        trans.__('Could not export the conversation: %1', errorMessage(error)),
         { autoClose: 8000 }
       );
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,14 +7,13 @@
  */
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { PartialJSONObject } from '@lumino/coreutils';
+import { isObject, type JsonObject } from '../wire/json';
 
 /** Rows and columns shown in the HTML preview; the JSON holds everything. */
 export const TABLE_MAX_ROWS = 50;
 export const TABLE_MAX_COLUMNS = 20;
 const CELL_MAX_CHARS = 200;
 const SUMMARY_MAX_KEYS = 5;
-
-type JsonObject = { [key: string]: unknown };
 
 export interface IExtractionOutputOptions {
   /** The variable the cell binds, shown as the JSON viewer's root. */
@@ -176,10 +175,6 @@ function keyList(keys: readonly string[]): string {
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isContainer(value: unknown): boolean {

@@ -11,20 +11,14 @@ import type {
   ITextBlock,
   TranscriptItem
 } from '../wire/types';
+import type { IConversation } from '../model/conversation/chat-model';
 import {
   isAnswerText,
   isExtraction,
   latestCodeBlock,
   latestItem,
-  type ConversationEntry,
   type ICodeBlock
 } from './conversation';
-
-/** The conversation, as the `IAgentPanel` model exposes it. */
-export interface IConversation {
-  readonly entries: readonly ConversationEntry[];
-  findItem(turnKey: string, itemKey: number): TranscriptItem | undefined;
-}
 
 /** What a command acts on, or why it has nothing to act on. */
 export type Subject<T> =

@@ -6,6 +6,7 @@ import type { CommandRegistry } from '@lumino/commands';
 import { Panel, Widget } from '@lumino/widgets';
 import type { AgentPanelService } from '../model/agent-panel-service';
 import type { ChatModel } from '../model/conversation/chat-model';
+import { errorMessage } from '../wire/json';
 import { agentOutputRendermime } from './common/agent-rendermime';
 import type { AutoScroller } from './transcript/autoscroll';
 import { CommandIDs } from '../commands';
@@ -220,10 +221,7 @@ export class ChatPanel extends SidePanel {
       action();
       return true;
     } catch (error) {
-      Notification.warning(
-        error instanceof Error ? error.message : String(error),
-        { autoClose: 5000 }
-      );
+      Notification.warning(errorMessage(error), { autoClose: 5000 });
       return false;
     }
   }

@@ -86,7 +86,7 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
     };
     addNotebookCommands(commandOptions);
     // Needed once the agent makes a plan: loaded after the start.
-    void import('../notebook/plan-command')
+    void import('../notebook/commands/plan')
       .then(({ addPlanCommand }) => addPlanCommand(commandOptions))
       .catch(reason => {
         console.error('Agent Panel: could not add the plan command.', reason);

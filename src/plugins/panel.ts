@@ -7,10 +7,12 @@ import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
-import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import {
+  ITranslator,
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import { CommandIDs } from '../commands';
-import { agentIcon } from '../icons';
 // The side panel is added to the shell (and restored into the layout) during
 // activation, so its model, view and default transport are needed at once;
 // the settings parser is in the same chunk, pulled in by the service.
@@ -22,6 +24,7 @@ import { describeProblems, parseSettings } from '../contracts/settings';
 import { httpTransportFactory } from '../transport/http';
 /* eslint-enable jupyter/prefer-lazy-imports */
 import { IAgentPanel } from '../tokens';
+import { addPanelCommands } from './panel-commands';
 
 /** Saves a part of the panel in the state database and restores it. */
 interface IPersistence extends IDisposable {
@@ -72,155 +75,112 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     });
     app.shell.add(panel, 'right', { rank: 500 });
     restorer?.add(panel, 'jupyterlab-agent-panel');
-
-    app.commands.addCommand(CommandIDs.open, {
-      label: trans.__('Open Agent Panel'),
-      caption: trans.__('Show the agent chat side panel'),
-      icon: agentIcon,
-      execute: () => app.shell.activateById(panel.id),
-      describedBy: { args: { type: 'object', properties: {} } }
-    });
-    app.commands.addCommand(CommandIDs.newConversation, {
-      label: trans.__('New Agent Conversation'),
-      caption: trans.__('Start a new conversation thread with the agent'),
-      execute: () => {
-        service.model.newConversation();
-        app.shell.activateById(panel.id);
-      },
-      describedBy: { args: { type: 'object', properties: {} } }
-    });
-    app.commands.addCommand(CommandIDs.focusComposer, {
-      label: trans.__('Focus the Agent Message Box'),
-      caption: trans.__(
-        'Open the agent panel and put the cursor in its message box'
-      ),
-      execute: () => {
-        app.shell.activateById(panel.id);
-        panel.composer.focusInput();
-      },
-      describedBy: { args: { type: 'object', properties: {} } }
-    });
-    app.commands.addCommand(CommandIDs.testConnection, {
-      label: trans.__('Test Agent Connection'),
-      caption: trans.__(
-        "Check that the agent panel's current endpoint answers, and say what is wrong if it does not"
-      ),
-      isEnabled: () => !service.testing,
-      execute: async () => {
-        if (service.testing) {
-          return; // a double click: the first test reports
-        }
-        const name = service.endpoint.name;
-        // One notification, with the result: JupyterLab drops an update that
-        // comes before its toast is shown, which would leave a "testing…"
-        // toast open for good. The panel shows the test while it runs.
-        const testing = service.testConnection();
-        app.commands.notifyCommandChanged(CommandIDs.testConnection);
-        const report = await testing;
-        app.commands.notifyCommandChanged(CommandIDs.testConnection);
-        Notification.emit(
-          `${name}: ${report.summary}`,
-          report.ok
-            ? 'success'
-            : report.verdict === 'needs_setup'
-              ? 'warning'
-              : 'error',
-          {
-            autoClose: report.ok ? 5000 : false,
-            actions: report.ok
-              ? []
-              : [
-                  {
-                    label: trans.__('Details'),
-                    caption: trans.__(
-                      'Show the full report in the agent panel'
-                    ),
-                    callback: () => app.shell.activateById(panel.id)
-                  }
-                ]
-          }
-        );
-        return report;
-      },
-      describedBy: { args: { type: 'object', properties: {} } }
-    });
+    addPanelCommands({ app, service, panel, palette, trans });
     if (state) {
-      // The conversation (and a pending review) survives a page reload; so
-      // does the message queue, saved apart (it waits for the user then).
-      const restore = (what: string, create: () => Promise<IPersistence>) =>
-        app.restored
-          .then(create)
-          .then(persistence => {
-            panel.disposed.connect(() => persistence.dispose());
-            return persistence.start();
-          })
-          .then(problems => {
-            for (const problem of problems) {
-              console.warn(`Agent Panel: ${problem}`);
-            }
-          })
-          .catch(reason => {
-            console.error(`Agent Panel: could not restore ${what}.`, reason);
-          });
-      void restore('the conversation', async () => {
-        const { ChatPersistence } =
-          await import('../model/persistence/persistence');
-        return new ChatPersistence(service.model, state);
-      });
-      void restore('the queue', async () => {
-        const { QueuePersistence } =
-          await import('../model/persistence/queue-persistence');
-        return new QueuePersistence(service.queue, state);
-      });
+      restoreSaved(app, service, panel, state);
     }
-
-    const category = trans.__('Agent Panel');
-    for (const command of Object.values(CommandIDs)) {
-      palette?.addItem({ command, category });
-    }
-
     // Health is polled once the endpoint from the settings is known.
-    const settingsRead = settingRegistry
-      ? Promise.all([app.restored, settingRegistry.load(PLUGIN_ID)]).then(
-          ([, settings]) => {
-            let reported = '';
-            const read = () => {
-              const { settings: parsed, problems } = parseSettings(
-                settings.composite
-              );
-              const text = describeProblems(problems);
-              // Once per change: the registry may announce one save twice.
-              if (text && text !== reported) {
-                console.warn(`Agent Panel settings:\n${text}`);
-                Notification.warning(
-                  trans.__('Agent Panel settings: %1', text),
-                  {
-                    autoClose: false,
-                    actions: [
-                      {
-                        label: trans.__('Open Settings'),
-                        callback: () =>
-                          void app.commands.execute('settingeditor:open', {
-                            query: 'Agent Panel'
-                          })
-                      }
-                    ]
-                  }
-                );
-              }
-              reported = text;
-              service.setSettings(parsed);
-            };
-            read();
-            settings.changed.connect(read);
-          }
-        )
-      : app.restored;
-    settingsRead
-      .catch(reason => {
-        console.error('Agent Panel: could not load its settings.', reason);
-      })
-      .then(() => service.health.start());
+    void followSettings(app, settingRegistry, service, trans).then(() =>
+      service.health.start()
+    );
     return service;
   }
 };
+
+/**
+ * The conversation (and a pending review) survives a page reload; so does
+ * the message queue, saved apart (it waits for the user then).
+ */
+function restoreSaved(
+  app: JupyterFrontEnd,
+  service: AgentPanelService,
+  panel: ChatPanel,
+  state: IStateDB
+): void {
+  const restore = (what: string, create: () => Promise<IPersistence>) =>
+    app.restored
+      .then(create)
+      .then(persistence => {
+        panel.disposed.connect(() => persistence.dispose());
+        return persistence.start();
+      })
+      .then(problems => {
+        for (const problem of problems) {
+          console.warn(`Agent Panel: ${problem}`);
+        }
+      })
+      .catch(reason => {
+        console.error(`Agent Panel: could not restore ${what}.`, reason);
+      });
+  void restore('the conversation', async () => {
+    const { ChatPersistence } =
+      await import('../model/persistence/persistence');
+    return new ChatPersistence(service.model, state);
+  });
+  void restore('the queue', async () => {
+    const { QueuePersistence } =
+      await import('../model/persistence/queue-persistence');
+    return new QueuePersistence(service.queue, state);
+  });
+}
+
+/**
+ * Apply the settings once the application is restored, and each change
+ * after. Resolves when the first settings apply (or could not be read).
+ */
+async function followSettings(
+  app: JupyterFrontEnd,
+  settingRegistry: ISettingRegistry | null,
+  service: AgentPanelService,
+  trans: TranslationBundle
+): Promise<void> {
+  try {
+    if (!settingRegistry) {
+      await app.restored;
+      return;
+    }
+    const [, settings] = await Promise.all([
+      app.restored,
+      settingRegistry.load(PLUGIN_ID)
+    ]);
+    let reported = '';
+    const read = () => {
+      const { settings: parsed, problems } = parseSettings(
+        settings.composite,
+        trans
+      );
+      const text = describeProblems(problems, trans);
+      // Once per change: the registry may announce one save twice.
+      if (text && text !== reported) {
+        reportSettingsProblems(app, text, trans);
+      }
+      reported = text;
+      service.setSettings(parsed);
+    };
+    read();
+    settings.changed.connect(read);
+  } catch (reason) {
+    console.error('Agent Panel: could not load its settings.', reason);
+  }
+}
+
+/** A lasting notification, with a way to the Settings Editor. */
+function reportSettingsProblems(
+  app: JupyterFrontEnd,
+  text: string,
+  trans: TranslationBundle
+): void {
+  console.warn(`Agent Panel settings:\n${text}`);
+  Notification.warning(trans.__('Agent Panel settings: %1', text), {
+    autoClose: false,
+    actions: [
+      {
+        label: trans.__('Open Settings'),
+        callback: () =>
+          void app.commands.execute('settingeditor:open', {
+            query: 'Agent Panel'
+          })
+      }
+    ]
+  });
+}

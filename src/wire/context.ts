@@ -244,37 +244,3 @@ export function turnContextOf(
   }
   return Object.keys(context).length > 0 ? context : null;
 }
-
-/**
- * The `context` setting read leniently: each kind a boolean, absent kinds
- * from the defaults; what is wrong is reported by field.
- */
-export function readContextDefaults(
-  raw: unknown,
-  problems: { field: string; message: string }[]
-): ContextDefaults {
-  const defaults = { ...DEFAULT_CONTEXT_DEFAULTS };
-  if (raw === undefined) {
-    return defaults;
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push({
-      field: 'context',
-      message: 'must be an object of true/false values; using the defaults'
-    });
-    return defaults;
-  }
-  const record = raw as Record<string, unknown>;
-  for (const kind of CONTEXT_KINDS) {
-    const value = record[kind];
-    if (typeof value === 'boolean') {
-      defaults[kind] = value;
-    } else if (value !== undefined) {
-      problems.push({
-        field: `context.${kind}`,
-        message: `must be true or false (got ${JSON.stringify(value)}); using ${defaults[kind]}`
-      });
-    }
-  }
-  return defaults;
-}

@@ -62,6 +62,11 @@ export function buildResume(
   };
 }
 
+/** How many decisions of a resume answer `card`: one per action row. */
+export function reviewRowCount(card: IInterruptCard): number {
+  return Math.max(card.actions.length, 1);
+}
+
 /** Rebuild through the builders so only the documented keys are sent. */
 function checkedDecision(
   decision: Decision,

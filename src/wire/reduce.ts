@@ -16,12 +16,15 @@ import type {
   IWireToolResult,
   WireFrame
 } from './frames';
+import { reviewRowCount } from './decisions';
 import { readReviewRows } from './interrupts';
+import { isObject } from './json';
 import {
   MAX_BLOCK_CHARS,
   MAX_DIAGNOSTICS,
   PANEL_TRUNCATION_NOTE,
   STREAM_ENDED_UNEXPECTEDLY,
+  type Decision,
   type DecisionVerb,
   type IActionRequest,
   type IActivity,
@@ -504,6 +507,57 @@ export class TurnReducer {
   private _droppedDiagnostics = 0;
 }
 
+/**
+ * What the panel itself decides about a turn, rather than its producer. It
+ * is applied to the turn's state, not to a reducer, because the reducer of
+ * that turn is gone: the review belongs to a turn that ended, and a restored
+ * turn never had one here.
+ */
+export type LocalTurnEvent =
+  /** The review was sent: each card (of `state`) takes its rows of decisions, in order. */
+  | {
+      type: 'review_answered';
+      cards: readonly IInterruptCard[];
+      decisions: readonly Decision[];
+    }
+  /** The producer had no review waiting for these cards: answered in another tab. */
+  | { type: 'answered_elsewhere'; cards: readonly IInterruptCard[] }
+  /** The turn was still streaming when the page was left: it ends as cancelled. */
+  | { type: 'ended_by_reload' };
+
+/** Apply a `LocalTurnEvent` to `state`; returns what changed, like a frame. */
+export function applyLocalEvent(
+  state: ITurnState,
+  event: LocalTurnEvent
+): TurnChange[] {
+  switch (event.type) {
+    case 'review_answered': {
+      let offset = 0;
+      for (const card of event.cards) {
+        const rows = reviewRowCount(card);
+        card.answered = event.decisions.slice(offset, offset + rows);
+        offset += rows;
+      }
+      return updated(event.cards);
+    }
+    case 'answered_elsewhere':
+      for (const card of event.cards) {
+        card.answeredElsewhere = true;
+      }
+      return updated(event.cards);
+    case 'ended_by_reload':
+      if (state.outcome !== null) {
+        return [];
+      }
+      state.outcome = 'cancelled';
+      return [{ type: 'ended', outcome: 'cancelled' }];
+  }
+}
+
+function updated(items: readonly TranscriptItem[]): TurnChange[] {
+  return items.map(item => ({ type: 'updated', item }));
+}
+
 /** The first `length` UTF-16 units of `text`, never half a surrogate pair. */
 function cutAt(text: string, length: number): string {
   const last = text.charCodeAt(length - 1);
@@ -556,14 +610,11 @@ function toolStatusOf(value: string | null): ToolStatus {
 
 /** Core sends `{"_raw": text}` when the argument text was not JSON. */
 function rawArgsOf(args: unknown): string | null {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+  if (!isObject(args)) {
     return null;
   }
-  const record = args as Record<string, unknown>;
-  const keys = Object.keys(record);
-  return keys.length === 1 && typeof record._raw === 'string'
-    ? record._raw
-    : null;
+  const keys = Object.keys(args);
+  return keys.length === 1 && typeof args._raw === 'string' ? args._raw : null;
 }
 
 /** What makes two interrupts "the same pending request" (F10c). */

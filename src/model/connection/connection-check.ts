@@ -14,6 +14,7 @@ import type {
   ServerProbeResult
 } from '../../transport/probe';
 import type { IAgentTransport, IHealthReport } from '../../contracts/transport';
+import { errorMessage } from '../../wire/json';
 import {
   classifyHttp,
   credentialsReport,
@@ -129,7 +130,7 @@ async function settle(check: Promise<IHealthReport>): Promise<SettledHealth> {
   } catch (error) {
     return {
       ok: false,
-      message: error instanceof Error ? error.message : String(error)
+      message: errorMessage(error)
     };
   }
 }

@@ -1,6 +1,7 @@
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type { HealthState, IHealthReport } from '../../contracts/transport';
+import { errorMessage } from '../../wire/json';
 
 /** `checking`: no answer yet. `unconfigured`: there is nothing to check. */
 export type HealthDisplayState = HealthState | 'checking' | 'unconfigured';
@@ -105,7 +106,7 @@ export class HealthMonitor implements IDisposable {
       error =>
         this._settle(generation, {
           state: 'unreachable',
-          message: error instanceof Error ? error.message : String(error),
+          message: errorMessage(error),
           agentName: null
         })
     );

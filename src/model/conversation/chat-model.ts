@@ -14,8 +14,8 @@ import type {
   TurnRequest
 } from '../../wire/turn';
 import type { WireFrame } from '../../wire/frames';
-import { buildResume } from '../../wire/decisions';
-import { TurnReducer } from '../../wire/reduce';
+import { buildResume, reviewRowCount } from '../../wire/decisions';
+import { applyLocalEvent, TurnReducer } from '../../wire/reduce';
 import type {
   Decision,
   IInterruptCard,
@@ -63,10 +63,22 @@ export interface IChatRestore {
 }
 
 /**
+ * The conversation as other plugins read it (`IAgentPanel.model`): what the
+ * notebook commands put into notebooks. Read-only: sending, answering and
+ * stopping stay with the panel.
+ */
+export interface IConversation {
+  /** The thread its turns go to; inserted cells record it. */
+  readonly threadId: string;
+  readonly entries: readonly ChatEntry[];
+  findItem(turnKey: string, itemKey: number): TranscriptItem | undefined;
+}
+
+/**
  * The conversation: its entries, the running turn and the review that may be
  * pending. Views read it through signals; transports feed it frames.
  */
-export class ChatModel implements IDisposable {
+export class ChatModel implements IConversation, IDisposable {
   constructor(
     threadId: string = UUID.uuid4(),
     trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
@@ -154,7 +166,6 @@ export class ChatModel implements IDisposable {
     );
   }
 
-  /** The item `itemKey` of the turn entry `turnKey`, if it still exists. */
   findItem(turnKey: string, itemKey: number): TranscriptItem | undefined {
     const entry = this._entries.find(
       (e): e is ITurnEntry => e.kind === 'turn' && e.key === turnKey
@@ -195,16 +206,14 @@ export class ChatModel implements IDisposable {
     }
     this._assertTransport();
     const envelope = buildResume(cards, decisions);
-    let offset = 0;
-    for (const card of cards) {
-      const rows = Math.max(card.actions.length, 1);
-      card.answered = envelope.decisions.slice(offset, offset + rows);
-      offset += rows;
-    }
     const last = this._lastTurn()!;
     this._turnChanged.emit({
       entry: last,
-      changes: cards.map(item => ({ type: 'updated', item }))
+      changes: applyLocalEvent(last.state, {
+        type: 'review_answered',
+        cards,
+        decisions: envelope.decisions
+      })
     });
     this._startTurn(
       {
@@ -213,7 +222,7 @@ export class ChatModel implements IDisposable {
         decisions: envelope.decisions,
         reviews: cards.map(card => ({
           interruptIds: [...card.interruptIds],
-          rows: Math.max(card.actions.length, 1)
+          rows: reviewRowCount(card)
         }))
       },
       { entry: last, cards }
@@ -265,8 +274,10 @@ export class ChatModel implements IDisposable {
     }
     const now = Date.now();
     for (const entry of entries) {
-      if (entry.kind === 'turn' && entry.state.outcome === null) {
-        entry.state.outcome = 'cancelled';
+      const cut =
+        entry.kind === 'turn' &&
+        applyLocalEvent(entry.state, { type: 'ended_by_reload' }).length > 0;
+      if (cut) {
         entry.endedAt = entry.endedAt ?? now;
         entry.interruptedByReload = true;
       }
@@ -397,12 +408,12 @@ export class ChatModel implements IDisposable {
 
   /** The review was answered in another tab: these cards' decisions did nothing. */
   private _markAnsweredElsewhere({ entry, cards }: IAnswering): void {
-    for (const card of cards) {
-      card.answeredElsewhere = true;
-    }
     this._turnChanged.emit({
       entry,
-      changes: cards.map(item => ({ type: 'updated', item }))
+      changes: applyLocalEvent(entry.state, {
+        type: 'answered_elsewhere',
+        cards
+      })
     });
   }
 

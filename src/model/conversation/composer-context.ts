@@ -18,11 +18,22 @@ export interface IContextSource extends IDisposable {
 }
 
 /**
+ * The context the next message takes, as other plugins set it up
+ * (`IAgentPanel.composerContext`): where it is read from, and which kinds
+ * go with a message unless the user removes them.
+ */
+export interface IComposerContext {
+  /** The kinds sent by default (the `context` setting). */
+  defaults: ContextDefaults;
+  setSource(source: IContextSource | null): void;
+}
+
+/**
  * The context that will go with the next message: what the workspace shows
  * now, and which kinds the user keeps. Defaults come from the settings; a
  * kind removed (or added back) applies to the next message only.
  */
-export class ComposerContext implements IDisposable {
+export class ComposerContext implements IComposerContext, IDisposable {
   get snapshot(): IWorkspaceSnapshot {
     return this._snapshot;
   }
@@ -36,15 +47,15 @@ export class ComposerContext implements IDisposable {
     return this._isDisposed;
   }
 
-  /**
-   * Follow `source`, or nothing (no context is sent). The source is owned
-   * from then on: disposed when replaced, or with this object.
-   */
   setSource(source: IContextSource | null): void {
     this._source?.dispose();
     this._source = source;
     source?.changed.connect(this.refresh, this);
     this.refresh();
+  }
+
+  get defaults(): ContextDefaults {
+    return { ...this._defaults };
   }
 
   set defaults(defaults: ContextDefaults) {

@@ -5,6 +5,7 @@ import {
 import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
+import { errorMessage } from '../../wire/json';
 import type { ITurnContext } from '../../wire/turn';
 import type { ChatModel, ChatStatus } from './chat-model';
 
@@ -209,7 +210,7 @@ export class MessageQueue implements IDisposable {
     try {
       this._model.send(next.text, next.context ?? undefined);
     } catch (error) {
-      this._problem = error instanceof Error ? error.message : String(error);
+      this._problem = errorMessage(error);
       this._setHold('error');
       return;
     }

@@ -2,8 +2,13 @@
  * The agent's plan: the latest `todos` extraction of the conversation
  * (a `write_todos` result, chunk-wire §1.2), each later one replacing it.
  */
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
+import { isObject } from '../../wire/json';
 import type { IExtractionCard, TurnChange } from '../../wire/types';
 import type { ChatEntry, ChatModel, ITurnUpdate } from './chat-model';
 
@@ -35,11 +40,12 @@ export interface IPlan {
 
 /**
  * The to-dos of a `todos` extraction. Items are `{content, status}`
- * objects (a string is a pending to-do); what cannot be read is reported,
- * never thrown. Null when `data` is not a list at all.
+ * objects (a string is a pending to-do); what cannot be read is reported
+ * (the plan shows it), never thrown. Null when `data` is not a list at all.
  */
 export function readTodos(
-  data: unknown
+  data: unknown,
+  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
 ): { todos: ITodo[]; problems: string[] } | null {
   if (!Array.isArray(data)) {
     return null;
@@ -51,13 +57,10 @@ export function readTodos(
       todos.push({ content: raw, status: 'pending' });
       return;
     }
-    const item =
-      typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-        ? (raw as Record<string, unknown>)
-        : null;
+    const item = isObject(raw) ? raw : null;
     const content = item?.content;
     if (typeof content !== 'string' || !content.trim()) {
-      problems.push(`item ${index + 1} has no text ("content")`);
+      problems.push(trans.__('item %1 has no text ("content")', index + 1));
       return;
     }
     const status = item?.status;
@@ -111,12 +114,23 @@ export function planMarkdown(
     .join('\n');
 }
 
+/** The agent's plan as other plugins follow it (`IAgentPanel.plan`). */
+export interface IPlanTracker {
+  /** The latest plan of the conversation; null when it has none. */
+  readonly plan: IPlan | null;
+  readonly changed: ISignal<IPlanTracker, IPlan | null>;
+}
+
 /**
  * Follows the conversation's latest `todos` extraction. A frame costs O(1)
  * unless it carries one; a new or restored conversation is scanned once.
  */
-export class PlanTracker implements IDisposable {
-  constructor(private readonly _model: ChatModel) {
+export class PlanTracker implements IPlanTracker, IDisposable {
+  constructor(
+    private readonly _model: ChatModel,
+    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+  ) {
+    this._trans = trans;
     _model.turnChanged.connect(this._onTurn, this);
     _model.cleared.connect(this._scan, this);
     this._scan();
@@ -175,7 +189,7 @@ export class PlanTracker implements IDisposable {
   }
 
   private _take(turn: string, card: IExtractionCard, compare = true): void {
-    const read = readTodos(card.data);
+    const read = readTodos(card.data, this._trans);
     if (!read) {
       console.warn(
         `Agent Panel: a "todos" extraction from ${card.toolName} is not a list; the plan is unchanged.`
@@ -193,6 +207,7 @@ export class PlanTracker implements IDisposable {
     this._changed.emit(this._plan);
   }
 
+  private readonly _trans: TranslationBundle;
   private _plan: IPlan | null = null;
   private _isDisposed = false;
   private readonly _changed = new Signal<this, IPlan | null>(this);

@@ -1,6 +1,7 @@
 import type { ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import type { ChatEntry, ChatModel } from '../conversation/chat-model';
+import { errorMessage, isObject } from '../../wire/json';
 import { readEntry } from './snapshot-reader';
 
 /** The IStateDB key the conversation is saved under. */
@@ -41,10 +42,10 @@ export function readSnapshot(value: unknown): {
   snapshot: IChatSnapshot;
   problems: string[];
 } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new Error('the saved conversation is not a JSON object');
   }
-  const record = value as Record<string, unknown>;
+  const record = value;
   if (record.version !== 1) {
     throw new Error(
       `the saved conversation has version ${JSON.stringify(record.version)}, expected 1`
@@ -73,7 +74,7 @@ export function readSnapshot(value: unknown): {
     try {
       entries.push(readEntry(raw));
     } catch (error) {
-      problems.push(`entry ${index + 1} was left out: ${messageOf(error)}`);
+      problems.push(`entry ${index + 1} was left out: ${errorMessage(error)}`);
     }
   });
   const savedAt =
@@ -165,7 +166,7 @@ export class ChatPersistence implements IDisposable {
       }
     } catch (error) {
       problems.push(
-        `the saved conversation was not restored: ${messageOf(error)}`
+        `the saved conversation was not restored: ${errorMessage(error)}`
       );
     }
     if (!this._isDisposed) {
@@ -267,7 +268,9 @@ export class ChatPersistence implements IDisposable {
     try {
       return JSON.parse(text);
     } catch (error) {
-      problems.push(`the copy kept at unload is not JSON: ${messageOf(error)}`);
+      problems.push(
+        `the copy kept at unload is not JSON: ${errorMessage(error)}`
+      );
       return null;
     }
   }
@@ -355,8 +358,4 @@ function sessionStorageOrNull(): IUnloadStore | null {
   } catch {
     return null;
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,6 +5,7 @@ import type {
   MessageQueue
 } from '../conversation/message-queue';
 import type { IStateStore } from './persistence';
+import { errorMessage, isObject } from '../../wire/json';
 import { readContext } from './snapshot-reader';
 
 /** The IStateDB key the message queue is saved under (apart from the conversation). */
@@ -23,10 +24,10 @@ export function readQueue(value: unknown): {
   items: IQueuedMessage[];
   problems: string[];
 } {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new Error('the saved queue is not a JSON object');
   }
-  const record = value as Record<string, unknown>;
+  const record = value;
   if (record.version !== 1) {
     throw new Error(
       `the saved queue has version ${JSON.stringify(record.version)}, expected 1`
@@ -42,9 +43,7 @@ export function readQueue(value: unknown): {
       items.push(readItem(raw));
     } catch (error) {
       problems.push(
-        `queued message ${index + 1} was left out: ${
-          error instanceof Error ? error.message : String(error)
-        }`
+        `queued message ${index + 1} was left out: ${errorMessage(error)}`
       );
     }
   });
@@ -79,11 +78,7 @@ export class QueuePersistence implements IDisposable {
         }
       }
     } catch (error) {
-      problems.push(
-        `the saved queue was not restored: ${
-          error instanceof Error ? error.message : String(error)
-        }`
-      );
+      problems.push(`the saved queue was not restored: ${errorMessage(error)}`);
     }
     if (!this._isDisposed) {
       this._queue.changed.connect(this._save, this);
@@ -115,10 +110,10 @@ export class QueuePersistence implements IDisposable {
 }
 
 function readItem(raw: unknown): IQueuedMessage {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+  if (!isObject(raw)) {
     throw new Error('it is not an object');
   }
-  const item = raw as Record<string, unknown>;
+  const item = raw;
   if (typeof item.id !== 'string' || !item.id) {
     throw new Error('id is not a string');
   }

@@ -3,6 +3,7 @@
  * may come from an older build or be edited by hand: every field the views
  * rely on is checked, and the error names the first one that is wrong.
  */
+import { isObject, type JsonObject } from '../../wire/json';
 import type { ITurnContext, TurnRequest } from '../../wire/turn';
 import {
   CANONICAL_VERBS,
@@ -19,8 +20,6 @@ import type {
   ITurnEntry,
   IUserEntry
 } from '../conversation/chat-model';
-
-type JsonObject = Record<string, unknown>;
 
 const OUTCOMES: readonly Outcome[] = [
   'complete',
@@ -276,10 +275,10 @@ function verbs(raw: unknown, where: string): DecisionVerb[] {
 }
 
 function object(value: unknown, where: string): JsonObject {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     throw new Error(`${where} is not an object`);
   }
-  return value as JsonObject;
+  return value;
 }
 
 function array(value: unknown, where: string): unknown[] {

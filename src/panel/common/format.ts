@@ -1,4 +1,5 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
+import { isObject } from '../../wire/json';
 
 /** JSON with two-space indentation; anything unserialisable as text. */
 export function prettyJson(value: unknown): string {
@@ -29,7 +30,7 @@ export function capLongStrings(
     if (Array.isArray(node)) {
       return node.map(visit);
     }
-    if (typeof node === 'object' && node !== null) {
+    if (isObject(node)) {
       const copy: Record<string, unknown> = {};
       for (const [key, child] of Object.entries(node)) {
         copy[key] = visit(child);

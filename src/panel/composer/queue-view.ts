@@ -7,6 +7,7 @@ import type {
   MessageQueue,
   QueueHold
 } from '../../model/conversation/message-queue';
+import { errorMessage } from '../../wire/json';
 import { basename, contextRecord } from '../common/context-text';
 
 /**
@@ -96,10 +97,7 @@ export class QueueView extends Widget {
           return;
       }
     } catch (error) {
-      Notification.warning(
-        error instanceof Error ? error.message : String(error),
-        { autoClose: 5000 }
-      );
+      Notification.warning(errorMessage(error), { autoClose: 5000 });
     }
   }
 

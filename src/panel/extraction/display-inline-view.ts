@@ -1,6 +1,7 @@
 import { MimeModel } from '@jupyterlab/rendermime';
 import type { ReadonlyPartialJSONObject } from '@lumino/coreutils';
 import { Panel, Widget } from '@lumino/widgets';
+import { isObject } from '../../wire/json';
 import type { IExtractionCard, TranscriptItem } from '../../wire/types';
 import { ActionBar } from '../common/action-bar';
 import { extractionTable } from './extraction-table';
@@ -45,10 +46,10 @@ const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,(.*)$/is;
  * cannot be shown that way.
  */
 export function readInlineDisplay(data: unknown): IInlineDisplay | null {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+  if (!isObject(data)) {
     return null;
   }
-  const record = data as Record<string, unknown>;
+  const record = data;
   const type = String(record.display_type ?? '').toLowerCase();
   const payload = record.data;
   const title = typeof record.title === 'string' ? record.title : null;
@@ -195,7 +196,7 @@ export class DisplayInlineView implements IItemView {
 }
 
 function isMimeBundle(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     return false;
   }
   const keys = Object.keys(value);

@@ -1,10 +1,9 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
+import { isObject } from '../../wire/json';
 import type { IExtractionCard, TranscriptItem } from '../../wire/types';
 import { prettyJson } from '../common/format';
 import type { IItemView, IItemViewContext } from '../common/item-view';
-
-type Json = Record<string, unknown>;
 
 /**
  * One line for the extractions that report an event rather than data
@@ -16,10 +15,10 @@ export function extractionSummary(
   data: unknown,
   trans: TranslationBundle
 ): string | null {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+  if (!isObject(data)) {
     return null;
   }
-  const d = data as Json;
+  const d = data;
   const text = (value: unknown) =>
     typeof value === 'string' || typeof value === 'number'
       ? String(value)

@@ -3,11 +3,12 @@
  * a flat object (one row per key). Built with DOM text nodes only, so the
  * data can never inject markup.
  */
+import { isObject, type JsonObject } from '../../wire/json';
 
 /** Rows shown before the rest is summarised. */
 export const MAX_TABLE_ROWS = 100;
 
-type Row = Record<string, unknown>;
+type Row = JsonObject;
 
 export interface ITableLabels {
   key: string;
@@ -79,10 +80,6 @@ function cellText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function isPlainObject(value: unknown): value is Row {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isScalar(value: unknown): boolean {
   return (
     value === null || ['string', 'number', 'boolean'].includes(typeof value)
@@ -93,13 +90,13 @@ function isRecordList(value: unknown): value is Row[] {
   return (
     Array.isArray(value) &&
     value.length > 0 &&
-    value.every(item => isPlainObject(item) && Object.keys(item).length > 0)
+    value.every(item => isObject(item) && Object.keys(item).length > 0)
   );
 }
 
 function isFlatObject(value: unknown): value is Row {
   return (
-    isPlainObject(value) &&
+    isObject(value) &&
     Object.keys(value).length > 0 &&
     Object.values(value).every(isScalar)
   );

@@ -1,3 +1,5 @@
+import { isObject } from '../../wire/json';
+
 /** What an edit changed in a tool call's arguments (shown before sending). */
 export interface IArgChange {
   /** The top-level key; empty when the whole value was replaced. */
@@ -12,7 +14,7 @@ export interface IArgChange {
  * the original's key order, then new keys); else one whole-value change.
  */
 export function diffArgs(original: unknown, edited: unknown): IArgChange[] {
-  if (!isPlainObject(original) || !isPlainObject(edited)) {
+  if (!isObject(original) || !isObject(edited)) {
     return sameJson(original, edited)
       ? []
       : [{ key: '', kind: 'changed', before: original, after: edited }];
@@ -46,7 +48,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
       a.every((item, index) => sameJson(item, b[index]))
     );
   }
-  if (isPlainObject(a) && isPlainObject(b)) {
+  if (isObject(a) && isObject(b)) {
     const keys = Object.keys(a);
     return (
       keys.length === Object.keys(b).length &&
@@ -54,8 +56,4 @@ export function sameJson(a: unknown, b: unknown): boolean {
     );
   }
   return false;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
+import { errorMessage, isObject } from '../../wire/json';
 import type { IActionRequest } from '../../wire/types';
 import { diffArgs, IArgChange } from './args-diff';
 import { formFields, IArgField } from './args-schema';
@@ -125,20 +126,14 @@ class JsonArgsEditor extends ArgsEditorBase {
     } catch (error) {
       return {
         ok: false,
-        error: this.trans.__(
-          'Not valid JSON: %1',
-          error instanceof Error ? error.message : String(error)
-        )
+        error: this.trans.__('Not valid JSON: %1', errorMessage(error))
       };
     }
     const wantsObject =
       this.original === undefined ||
       this.original === null ||
       (typeof this.original === 'object' && !Array.isArray(this.original));
-    if (
-      wantsObject &&
-      (typeof args !== 'object' || args === null || Array.isArray(args))
-    ) {
+    if (wantsObject && !isObject(args)) {
       return {
         ok: false,
         error: this.trans.__('The arguments must be a JSON object { … }.')

@@ -3,6 +3,7 @@
  * properties are strings, numbers, integers or booleans (optionally with an
  * `enum`). Anything else is edited as JSON.
  */
+import { isObject } from '../../wire/json';
 
 export type ArgFieldType = 'string' | 'number' | 'integer' | 'boolean';
 
@@ -38,7 +39,10 @@ export function formFields(schema: unknown, args: unknown): IArgField[] | null {
   const required = Array.isArray(schema.required) ? schema.required : [];
   const fields: IArgField[] = [];
   for (const [name, property] of Object.entries(schema.properties)) {
-    if (!isObject(property) || !FIELD_TYPES.includes(property.type as any)) {
+    if (
+      !isObject(property) ||
+      !FIELD_TYPES.includes(property.type as ArgFieldType)
+    ) {
       return null;
     }
     const options = Array.isArray(property.enum) ? property.enum : null;
@@ -85,8 +89,4 @@ function fits(type: ArgFieldType, value: unknown): boolean {
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
   }
-}
-
-function isObject(value: unknown): value is Record<string, any> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { approve, edit, reject, respond } from '../../wire/decisions';
+import { errorMessage } from '../../wire/json';
 import type { Decision, DecisionVerb, IActionRequest } from '../../wire/types';
 import { createArgsEditor, IArgsEditor } from './args-editor';
 import { CappedBlock } from '../common/capped-block';
@@ -292,8 +293,7 @@ export class ReviewRow implements IDisposable {
     try {
       this.decide(this._buildDecision());
     } catch (error) {
-      this._formError!.textContent =
-        error instanceof Error ? error.message : String(error);
+      this._formError!.textContent = errorMessage(error);
     }
   }
 

@@ -5,10 +5,10 @@ import {
   readTodos,
   TODOS_TYPE,
   type ITodo
-} from '../model/conversation/plan';
-import { markdownCell } from './cells';
-import { INSERT_PLAN_COMMAND, type INotebookCommandsOptions } from './commands';
-import { NotebookInserter } from './inserter';
+} from '../../model/conversation/plan';
+import { markdownCell } from '../cells';
+import { NotebookInserter } from '../inserter';
+import { INSERT_PLAN_COMMAND, type INotebookCommandsOptions } from './common';
 
 /** The to-dos a command acts on, and the extraction they come from. */
 interface IPlanSubject {
@@ -62,19 +62,14 @@ export function addPlanCommand(options: INotebookCommandsOptions): IDisposable {
       'turn' in args
         ? trans.__('Insert into Notebook')
         : trans.__('Insert Agent Plan into Notebook'),
-    caption: args => {
-      const problem = problemOf(args);
-      if (problem !== null) {
-        return problem;
-      }
-      const notebook = host.current();
-      return notebook
-        ? trans.__(
-            'Put the plan in a Markdown cell %1, as a checklist.',
-            inserter.where(notebook, inserter.position)
-          )
-        : inserter.offerText(trans.__('the plan'));
-    },
+    caption: args =>
+      inserter.caption(
+        problemOf(args),
+        inserter.position,
+        trans.__('the plan'),
+        (_, where) =>
+          trans.__('Put the plan in a Markdown cell %1, as a checklist.', where)
+      ),
     isEnabled: args => problemOf(args) === null,
     execute: args => {
       const subject = subjectOf(args);

@@ -1,0 +1,105 @@
+import type { JupyterFrontEnd } from '@jupyterlab/application';
+import { type ICommandPalette, Notification } from '@jupyterlab/apputils';
+import type { TranslationBundle } from '@jupyterlab/translation';
+import { CommandIDs } from '../commands';
+import { agentIcon } from '../icons';
+import type { AgentPanelService } from '../model/agent-panel-service';
+import type { ChatPanel } from '../panel/chat-panel';
+
+export interface IPanelCommandsOptions {
+  app: JupyterFrontEnd;
+  service: AgentPanelService;
+  panel: ChatPanel;
+  palette: ICommandPalette | null;
+  trans: TranslationBundle;
+}
+
+const NO_ARGS = { args: { type: 'object', properties: {} } } as const;
+
+/** Open the panel, start a conversation, focus the composer, test the connection. */
+export function addPanelCommands(options: IPanelCommandsOptions): void {
+  const { app, service, panel, palette, trans } = options;
+  const show = () => app.shell.activateById(panel.id);
+  app.commands.addCommand(CommandIDs.open, {
+    label: trans.__('Open Agent Panel'),
+    caption: trans.__('Show the agent chat side panel'),
+    icon: agentIcon,
+    execute: show,
+    describedBy: NO_ARGS
+  });
+  app.commands.addCommand(CommandIDs.newConversation, {
+    label: trans.__('New Agent Conversation'),
+    caption: trans.__('Start a new conversation thread with the agent'),
+    execute: () => {
+      service.model.newConversation();
+      show();
+    },
+    describedBy: NO_ARGS
+  });
+  app.commands.addCommand(CommandIDs.focusComposer, {
+    label: trans.__('Focus the Agent Message Box'),
+    caption: trans.__(
+      'Open the agent panel and put the cursor in its message box'
+    ),
+    execute: () => {
+      show();
+      panel.composer.focusInput();
+    },
+    describedBy: NO_ARGS
+  });
+  addTestConnectionCommand(options, show);
+
+  const category = trans.__('Agent Panel');
+  for (const command of Object.values(CommandIDs)) {
+    palette?.addItem({ command, category });
+  }
+}
+
+/** "Test Agent Connection": one notification with the result. */
+function addTestConnectionCommand(
+  { app, service, trans }: IPanelCommandsOptions,
+  show: () => void
+): void {
+  app.commands.addCommand(CommandIDs.testConnection, {
+    label: trans.__('Test Agent Connection'),
+    caption: trans.__(
+      "Check that the agent panel's current endpoint answers, and say what is wrong if it does not"
+    ),
+    isEnabled: () => !service.testing,
+    execute: async () => {
+      if (service.testing) {
+        return; // a double click: the first test reports
+      }
+      const name = service.endpoint.name;
+      // One notification, with the result: JupyterLab drops an update that
+      // comes before its toast is shown, which would leave a "testing…"
+      // toast open for good. The panel shows the test while it runs.
+      const testing = service.testConnection();
+      app.commands.notifyCommandChanged(CommandIDs.testConnection);
+      const report = await testing;
+      app.commands.notifyCommandChanged(CommandIDs.testConnection);
+      Notification.emit(
+        trans.__('%1: %2', name, report.summary),
+        report.ok
+          ? 'success'
+          : report.verdict === 'needs_setup'
+            ? 'warning'
+            : 'error',
+        {
+          autoClose: report.ok ? 5000 : false,
+          actions: report.ok
+            ? []
+            : [
+                {
+                  label: trans.__('Details'),
+                  caption: trans.__('Show the full report in the agent panel'),
+                  callback: show
+                }
+              ]
+        }
+      );
+      return report;
+    },
+    describedBy: NO_ARGS
+  });
+}
