@@ -1,7 +1,12 @@
 import { Notification } from '@jupyterlab/apputils';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { SidePanel, ToolbarButton } from '@jupyterlab/ui-components';
+import {
+  addIcon,
+  refreshIcon,
+  SidePanel,
+  ToolbarButton
+} from '@jupyterlab/ui-components';
 import type { CommandRegistry } from '@lumino/commands';
 import { Panel, Widget } from '@lumino/widgets';
 import type { AgentPanelService } from '../model/agent-panel-service';
@@ -51,12 +56,15 @@ export class ChatPanel extends SidePanel {
     this.toolbar.addItem('endpoint-picker', new EndpointPicker(service, trans));
     this._endpointLabel = new Widget({ node: document.createElement('span') });
     this._endpointLabel.addClass('jp-AgentPanel-endpoint');
+    // Toolbar items are flex boxes, where no ellipsis shows: the text gets its own box.
+    this._endpointText.className = 'jp-AgentPanel-endpointText';
+    this._endpointLabel.node.append(this._endpointText);
     this.toolbar.addItem('endpoint', this._endpointLabel);
     this.toolbar.addItem('health', new HealthIndicator(service.health, trans));
     this.toolbar.addItem(
       'test-connection',
       new ToolbarButton({
-        label: trans.__('Test'),
+        icon: refreshIcon,
         tooltip: trans.__(
           'Test the connection to this endpoint and say what is wrong, if anything'
         ),
@@ -67,7 +75,7 @@ export class ChatPanel extends SidePanel {
     this.toolbar.addItem(
       'new-conversation',
       new ToolbarButton({
-        label: trans.__('New'),
+        icon: addIcon,
         tooltip: trans.__('Start a new conversation'),
         className: 'jp-AgentPanel-newChat',
         onClick: () => model.newConversation()
@@ -153,7 +161,7 @@ export class ChatPanel extends SidePanel {
   private _onConnection(): void {
     const { endpoint, problem, model, settings } = this._service;
     const text = problem ?? model.transport?.label ?? '';
-    this._endpointLabel.node.textContent = text;
+    this._endpointText.textContent = text;
     this._endpointLabel.node.title = `${endpoint.name} · ${text}`;
     this._endpointLabel.toggleClass('jp-mod-error', problem !== null);
     this._composer.sendKey = settings.sendKey;
@@ -230,6 +238,7 @@ export class ChatPanel extends SidePanel {
   private readonly _model: ChatModel;
   private readonly _bundle: TranslationBundle;
   private readonly _endpointLabel: Widget;
+  private readonly _endpointText = document.createElement('span');
   private readonly _transcript: TranscriptView;
   private readonly _jump: Widget;
   private readonly _composer: Composer;

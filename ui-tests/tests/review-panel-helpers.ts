@@ -57,8 +57,16 @@ export async function screenshot(
   name: string,
   testInfo: TestInfo
 ): Promise<void> {
+  await keepScreenshot(await target.screenshot(), name, testInfo);
+}
+
+/** Attach a PNG to the report and keep it as ui-tests/screenshots/<name>.png. */
+export async function keepScreenshot(
+  body: Buffer,
+  name: string,
+  testInfo: TestInfo
+): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  const body = await target.screenshot();
   fs.writeFileSync(path.join(SCREENSHOTS, `${name}.png`), body);
   await testInfo.attach(name, { body, contentType: 'image/png' });
 }

@@ -1,23 +1,36 @@
 import { Notification } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
+import { caretDownEmptyIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 import type { AgentPanelService } from '../../model/agent-panel-service';
 
 /**
  * The toolbar's endpoint dropdown: shows the conversation's endpoint and
  * moves the conversation to another one. A native `<select>`, so keyboards
- * and screen readers get the platform's own behaviour. Locked (with the
- * reason in its tooltip) while a turn runs or a review waits.
+ * and screen readers get the platform's own behaviour, dressed as
+ * JupyterLab's toolbar dropdowns (`HTMLSelect`: borderless, with a caret).
+ * Locked (with the reason in its tooltip) while a turn runs or a review waits.
  */
 export class EndpointPicker extends Widget {
   constructor(
     private readonly _service: AgentPanelService,
     private readonly _trans: TranslationBundle
   ) {
-    super({ node: document.createElement('select') });
-    this.addClass('jp-AgentPanel-picker');
-    this.addClass('jp-mod-styled');
+    super();
+    this.addClass('jp-HTMLSelect');
+    this.addClass('jp-DefaultStyle');
+    this.addClass('jp-AgentPanel-pickerBox');
+    this._select.className = 'jp-AgentPanel-picker';
     this._select.setAttribute('aria-label', _trans.__('Agent endpoint'));
+    this.node.append(
+      this._select,
+      caretDownEmptyIcon.element({
+        tag: 'span',
+        stylesheet: 'select',
+        right: '4px',
+        top: '4px'
+      })
+    );
     this._select.addEventListener('change', this);
     _service.connectionChanged.connect(this._render, this);
     _service.settingsChanged.connect(this._render, this);
@@ -49,10 +62,6 @@ export class EndpointPicker extends Widget {
     this._service.settingsChanged.disconnect(this._render, this);
     this._service.model.statusChanged.disconnect(this._render, this);
     super.dispose();
-  }
-
-  private get _select(): HTMLSelectElement {
-    return this.node as HTMLSelectElement;
   }
 
   private _render(): void {
@@ -90,4 +99,6 @@ export class EndpointPicker extends Widget {
     ];
     this._select.title = lines.filter(Boolean).join('\n');
   }
+
+  private readonly _select = document.createElement('select');
 }
