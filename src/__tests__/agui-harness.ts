@@ -7,12 +7,13 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { isDeepStrictEqual } from 'util';
 
 import { parseEvent, type IAguiEvent } from '../agui/events';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
 import { readSse } from '../transport/sse';
-import { decodeFrame } from '../wire/frames';
+import { decodeFrame, type WireFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 import type { ITurnState } from '../wire/types';
 import {
@@ -69,9 +70,53 @@ export async function sseData(reads: Uint8Array[]): Promise<string[]> {
 
 export interface IMappedTurn {
   reducer: TurnReducer;
-  /** The chunk-wire frames the mapper produced, as JSON. */
-  frames: Record<string, unknown>[];
+  /** The frames the mapper produced. */
+  frames: WireFrame[];
   diagnostics: string[];
+}
+
+/** `frame` as a chunk-wire producer would send it (JSON). */
+export function encodeFrame(frame: WireFrame): Record<string, unknown> {
+  if (frame.status !== 'streaming') {
+    return { ...frame };
+  }
+  const { tool_result, problems, ...rest } = frame;
+  const json: Record<string, unknown> = { status: 'streaming' };
+  for (const [key, value] of Object.entries(rest)) {
+    if (value !== null && key !== 'status') {
+      json[key] = value;
+    }
+  }
+  if (tool_result) {
+    json.tool_result = tool_result.content;
+    json.id = tool_result.id;
+    json.name = tool_result.name;
+    json.tool_status = tool_result.tool_status;
+    json.duration_ms = tool_result.duration_ms;
+  }
+  if (problems.length > 0) {
+    json.problems = problems;
+  }
+  return json;
+}
+
+/**
+ * Throws unless `frame` is exactly what `decodeFrame` makes of it as JSON:
+ * the mapper's typed frames skip the decoder, so they must be what it
+ * would have produced.
+ */
+export function checkMappedFrame(frame: WireFrame): void {
+  const decoded = decodeFrame(encodeFrame(frame));
+  if (!decoded.ok) {
+    throw new Error(
+      `the mapper produced an undecodable frame: ${decoded.reason}`
+    );
+  }
+  if (!isDeepStrictEqual(decoded.frame, frame)) {
+    throw new Error(
+      `the mapper produced ${JSON.stringify(frame)}, which decodes as ${JSON.stringify(decoded.frame)}`
+    );
+  }
 }
 
 /**
@@ -83,18 +128,13 @@ export function mapRun(
   events: (IAguiEvent | string)[]
 ): IMappedTurn {
   const reducer = new TurnReducer();
-  const frames: Record<string, unknown>[] = [];
+  const frames: WireFrame[] = [];
   const diagnostics: string[] = [];
   const mapper = new AguiRunMapper(thread, {
     frame: frame => {
       frames.push(frame);
-      const decoded = decodeFrame(frame);
-      if (!decoded.ok) {
-        throw new Error(
-          `the mapper produced an undecodable frame: ${decoded.reason}`
-        );
-      }
-      reducer.apply(decoded.frame);
+      checkMappedFrame(frame);
+      reducer.apply(frame);
     },
     diagnostic: message => {
       diagnostics.push(message);

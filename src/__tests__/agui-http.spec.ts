@@ -9,43 +9,9 @@ import { parseSettings } from '../contracts/settings';
 import type { WireFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 import { fixtureSse } from './agui-harness';
-import { toBytes } from './wire-harness';
+import { ScriptedBody } from './http-fakes';
 
 const URL = 'http://127.0.0.1:8050/';
-
-/** A response body the test feeds; reads wait for the next push. */
-class ScriptedBody {
-  push(text: string): void {
-    this._chunks.push(toBytes(text));
-    this._wake();
-  }
-
-  close(): void {
-    this._closed = true;
-    this._wake();
-  }
-
-  getReader() {
-    return {
-      read: async (): Promise<{ done: boolean; value?: Uint8Array }> => {
-        while (this._chunks.length === 0 && !this._closed) {
-          await new Promise<void>(resolve => (this._wake = resolve));
-        }
-        const value = this._chunks.shift();
-        return value ? { done: false, value } : { done: true };
-      },
-      cancel: async () => {
-        this.cancelled = true;
-        this.close();
-      }
-    };
-  }
-
-  cancelled = false;
-  private _chunks: Uint8Array[] = [];
-  private _closed = false;
-  private _wake: () => void = () => undefined;
-}
 
 function response(
   status: number,

@@ -15,7 +15,7 @@ import { patched } from '../agui/patch';
 import { chatInput, resumeInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
-import { decodeFrame } from '../wire/frames';
+import { decodeFrame, type WireFrame } from '../wire/frames';
 import { normalizeInterrupt } from '../wire/interrupts';
 import { TurnReducer } from '../wire/reduce';
 import { AGUI_DIR, fixtureSse, mapRun } from './agui-harness';
@@ -432,7 +432,7 @@ describe('the terminal latch', () => {
   });
 
   it('maps a RUN_ERROR after our cancel request to cancelled', () => {
-    const frames: Record<string, unknown>[] = [];
+    const frames: WireFrame[] = [];
     const mapper = new AguiRunMapper(new AguiThread('t'), {
       frame: frame => frames.push(frame),
       diagnostic: () => undefined

@@ -3,6 +3,7 @@
  * envelope it speaks, seq ordering and replay, a refused (busy) run, Stop,
  * reconnect, and following a run another client started.
  */
+import { Gettext, nullTranslator } from '@jupyterlab/translation';
 import type { IWebSocketLike } from '../transport/chanx';
 import { AguiWsTransport } from '../transport/agui-ws';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
@@ -414,6 +415,49 @@ describe('AguiWsTransport', () => {
       message: 'connected',
       agentName: null
     });
+  });
+
+  it('fails a run that goes quiet, not one that keeps sending', async () => {
+    const msgids: string[] = [];
+    const idle = new AguiWsTransport({
+      url: URL,
+      connectTimeoutMs: 2000,
+      idleTimeoutMs: 40,
+      createSocket: server.create,
+      backoffMs: [5],
+      trans: Object.assign(
+        Object.create(nullTranslator.load('jupyterlab_agent_panel')),
+        {
+          __: (msgid: string, ...args: string[]) => {
+            msgids.push(msgid);
+            return Gettext.strfmt(msgid, ...args);
+          }
+        }
+      )
+    });
+    const { sink, reducer, ended } = reducingSink();
+    const handle = idle.startTurn(chat, sink);
+    await until(() => server.runs.length === 1);
+    const runId = server.runs[0].payload.runId;
+    server.event({ type: 'RUN_STARTED', threadId: 't-1', runId }, 1);
+    server.event({ type: 'TEXT_MESSAGE_START', messageId: 'm' }, 2);
+    // Events for twice the idle timeout, then silence.
+    let lastEventAt = 0;
+    for (let seq = 3; seq < 11; seq++) {
+      await new Promise(resolve => setTimeout(resolve, 10));
+      expect(ended).toEqual([]);
+      server.event(
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: `${seq} ` },
+        seq
+      );
+      lastEventAt = Date.now();
+    }
+    await handle.done;
+    expect(Date.now() - lastEventAt).toBeGreaterThanOrEqual(35);
+    expect(ended).toEqual([`no event from ${URL} for 0.04 s (idle timeout)`]);
+    expect(msgids).toContain('no event from %1 for %2 s (idle timeout)');
+    expect(reducer.state.items).toHaveLength(1);
+    idle.dispose();
   });
 
   it('fails a turn on dispose', async () => {

@@ -33,7 +33,7 @@ import {
   PANEL_TRUNCATION_NOTE,
   type ITurnState
 } from '../wire/types';
-import { AGUI_DIR, fixtureSse } from './agui-harness';
+import { AGUI_DIR, checkMappedFrame, fixtureSse } from './agui-harness';
 import { fakeBody, toBytes } from './wire-harness';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261010);
@@ -505,13 +505,8 @@ async function aguiTurn(reads: Uint8Array[]): Promise<ITurnState> {
   const growth = new GrowthCheck(reducer.state);
   const mapper = new AguiRunMapper(new AguiThread('fuzz'), {
     frame: frame => {
-      const decoded = decodeFrame(frame);
-      if (!decoded.ok) {
-        throw new Error(
-          `the mapper made an undecodable frame: ${decoded.reason}`
-        );
-      }
-      reducer.apply(decoded.frame);
+      checkMappedFrame(frame);
+      reducer.apply(frame);
       growth.check();
     },
     diagnostic: message => reducer.diagnostic(message)

@@ -7,6 +7,7 @@
  * readers below and treats anything else as missing.
  */
 import type { ContentPart, EventType } from '@ag-ui/core';
+import { isObject, type JsonObject } from '../wire/json';
 
 /** Every AG-UI 1.0 event type name, as the string the wire carries. */
 export type AguiEventType = `${EventType}`;
@@ -53,13 +54,9 @@ export function parseEvent(input: string | unknown): ParsedEvent {
   return { ok: true, event: value as IAguiEvent };
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** `event[key]` when it is a string, else null. */
 export function stringField(event: object, key: string): string | null {
-  const value = (event as Record<string, unknown>)[key];
+  const value = (event as JsonObject)[key];
   return typeof value === 'string' ? value : null;
 }
 

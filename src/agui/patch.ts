@@ -4,6 +4,7 @@
  * operation leaves the document as it was and says why.
  */
 import { applyPatch, type Operation } from 'fast-json-patch';
+import { errorMessage } from '../wire/json';
 
 export type PatchResult =
   { ok: true; value: unknown } | { ok: false; reason: string };
@@ -21,8 +22,7 @@ export function patched(document: unknown, patch: unknown): PatchResult {
   } catch (error) {
     return {
       ok: false,
-      reason:
-        error instanceof Error ? error.message.split('\n')[0] : String(error)
+      reason: errorMessage(error).split('\n')[0]
     };
   }
 }

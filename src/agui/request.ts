@@ -6,7 +6,7 @@
  */
 import type { Context, ResumeEntry, RunAgentInput } from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
-import type { ITurnContext } from '../wire/turn';
+import type { ITurnContext, TurnRequest } from '../wire/turn';
 import type { Decision } from '../wire/types';
 import type { IOpenInterrupt } from './thread';
 
@@ -36,10 +36,32 @@ export function chatInput(
   };
 }
 
-export interface IResumeRequest {
+/** A run's input, and a note for the user about it. */
+export interface IRunInput {
   input: RunAgentInput;
-  /** Why `resume[]` was left out although the interrupts are known. */
+  /** Why a resume left `resume[]` out although the interrupts are known. */
   note: string | null;
+}
+
+/**
+ * The input of a turn's run: a chat message, or a resume answering the
+ * interrupts the thread remembers (else those the request's reviews name).
+ */
+export function runInput(
+  request: TurnRequest,
+  remembered: readonly IOpenInterrupt[]
+): IRunInput {
+  if (request.kind === 'chat') {
+    return {
+      input: chatInput(request.threadId, request.message, request.context),
+      note: null
+    };
+  }
+  return resumeInput(
+    request.threadId,
+    request.decisions,
+    openInterrupts(remembered, request.reviews)
+  );
 }
 
 /**
@@ -52,7 +74,7 @@ export function resumeInput(
   threadId: string,
   decisions: Decision[],
   open: readonly IOpenInterrupt[]
-): IResumeRequest {
+): IRunInput {
   const envelope = { decisions };
   const input: RunAgentInput = {
     threadId,

@@ -4,16 +4,20 @@
  * tail after the last user message is read, and every id already delivered
  * in this thread (by streaming or by an earlier snapshot) is skipped.
  */
-import { contentText, isObject, stringField } from './events';
+import { activityFrame, streamingFrame } from '../wire/frame-builders';
+import type { IActivityFrame, IStreamingFrame } from '../wire/frames';
+import { isObject, type JsonObject } from '../wire/json';
+import { contentText, stringField } from './events';
 import type { AguiThread } from './thread';
+import { toolCallFrame, toolResultFrame } from './tool-frames';
 
 /** What the reconciler needs from the run it is part of. */
 export interface ISnapshotContext {
   thread: AguiThread;
   /** The node text is attributed to (the current step). */
   node: string;
-  /** Emit a chunk-wire frame, tagged for the subagent of `subagentRunId`. */
-  emit(frame: Record<string, unknown>, subagentRunId: unknown): void;
+  /** Emit a frame, tagged for the subagent of `subagentRunId`. */
+  emit(frame: IStreamingFrame | IActivityFrame, subagentRunId: unknown): void;
   problem(message: string): void;
   /** Whether a tool error was recorded for this call (consumes it). */
   toolFailed(callId: string | null, name: string): boolean;
@@ -56,7 +60,7 @@ export function reconcileSnapshot(
 
 /** Text first, then its tool calls (contract B order). */
 function deliverAssistant(
-  message: Record<string, unknown>,
+  message: JsonObject,
   id: string,
   { thread, node, emit }: ISnapshotContext
 ): void {
@@ -64,7 +68,7 @@ function deliverAssistant(
   if (text && !thread.deliveredMessages.has(id)) {
     thread.deliveredMessages.add(id);
     emit(
-      { status: 'streaming', chunk: text, node, message_id: id },
+      streamingFrame({ chunk: text, node, message_id: id }),
       message.subagentRunId
     );
   }
@@ -90,18 +94,12 @@ function deliverAssistant(
     } else {
       thread.argsPending.add(call.id);
     }
-    emit(
-      {
-        status: 'streaming',
-        tool_calls: [{ name, args: parseArgs(argText), id: call.id }]
-      },
-      message.subagentRunId
-    );
+    emit(toolCallFrame(name, argText, call.id), message.subagentRunId);
   }
 }
 
 function deliverToolResult(
-  message: Record<string, unknown>,
+  message: JsonObject,
   id: string,
   { thread, emit, toolFailed }: ISnapshotContext
 ): void {
@@ -119,20 +117,13 @@ function deliverToolResult(
   const name = (callId !== null && thread.callNames.get(callId)) || 'tool';
   const failed = Boolean(message.error) || toolFailed(callId, name);
   emit(
-    {
-      status: 'streaming',
-      tool_result: contentText(message.content),
-      id: callId,
-      name,
-      tool_status: failed ? 'error' : 'success',
-      duration_ms: null
-    },
+    toolResultFrame(contentText(message.content), callId, name, failed),
     message.subagentRunId
   );
 }
 
 function deliverActivity(
-  message: Record<string, unknown>,
+  message: JsonObject,
   id: string,
   { thread, emit }: ISnapshotContext
 ): void {
@@ -142,23 +133,5 @@ function deliverActivity(
   }
   const content = message.content ?? {};
   thread.activities.set(id, { type, content });
-  emit(
-    { status: 'activity', id, activity_type: type, content },
-    message.subagentRunId
-  );
-}
-
-/**
- * Tool-call argument text as core parses it: `""` is `{}`, text that is not
- * JSON is kept as `{"_raw": text}`.
- */
-export function parseArgs(text: string): unknown {
-  if (!text) {
-    return {};
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { _raw: text };
-  }
+  emit(activityFrame(id, type, content), message.subagentRunId);
 }

@@ -1,9 +1,9 @@
 /**
  * The AG-UI → chunk-wire state machine of one run (docs/agui.md §9).
  *
- * Events go in; contract-B shaped chunk-wire frames (plain JSON, decoded by
- * the transport like any other frame) and diagnostics come out, so one
- * reducer renders both wires. Memory that outlives a run (ids already
+ * Events go in; typed chunk-wire frames (the shapes `decodeFrame` yields,
+ * built with the wire's builders) and diagnostics come out, so one reducer
+ * renders both wires. Memory that outlives a run (ids already
  * delivered, open interrupts, state) lives in the thread's `AguiThread`.
  *
  * Ordering rules of the protocol are checked as events pass; a violation is
@@ -11,31 +11,47 @@
  * the first terminal event (`RUN_FINISHED`, `RUN_ERROR`) the run is latched:
  * later events are dropped with a console warning and a diagnostic.
  */
+import {
+  activityFrame,
+  stateFrame,
+  streamingFrame
+} from '../wire/frame-builders';
+import type {
+  IActivityFrame,
+  ICancelledFrame,
+  IStreamingFrame,
+  ISubagentFrame,
+  WireFrame
+} from '../wire/frames';
 import { normalizeInterrupt } from '../wire/interrupts';
+import { isObject } from '../wire/json';
 import { ChunkNormaliser } from './chunks';
 import {
   contentText,
-  isObject,
   stringField,
   type AguiEventType,
   type IAguiEvent,
   type LegacyEventType
 } from './events';
 import { patched } from './patch';
-import { parseArgs, reconcileSnapshot } from './snapshot';
+import { reconcileSnapshot } from './snapshot';
 import type { AguiThread, IOpenInterrupt } from './thread';
+import { parseArgs, toolCallFrame, toolResultFrame } from './tool-frames';
 import { ToolErrorLog } from './tool-errors';
 
 /** Where a run's frames and diagnostics go. */
 export interface IFrameOutput {
-  /** A chunk-wire frame as JSON (`{"status": …}`). */
-  frame(frame: Record<string, unknown>): void;
+  frame(frame: WireFrame): void;
   diagnostic(message: string): void;
 }
 
 /** The node core names text with before any step is known. */
 const DEFAULT_NODE = 'agent';
-export const CANCELLED_BY_USER = 'Execution cancelled by user';
+
+/** How a turn the user stopped ends, in core's words. */
+export function cancelledByUser(): ICancelledFrame {
+  return { status: 'cancelled', message: 'Execution cancelled by user' };
+}
 
 interface IToolCallBuffer {
   name: string;
@@ -223,11 +239,12 @@ export class AguiRunMapper {
 
   private _runError(event: IAguiEvent): void {
     if (event.code === 'abort' || this._cancelRequested) {
-      this._out.frame({ status: 'cancelled', message: CANCELLED_BY_USER });
+      this._out.frame(cancelledByUser());
     } else {
       this._out.frame({
         status: 'error',
-        error: stringField(event, 'message') || 'unknown error'
+        error: stringField(event, 'message') || 'unknown error',
+        traceback: null
       });
     }
     this._terminate('RUN_ERROR', []);
@@ -303,7 +320,7 @@ export class AguiRunMapper {
       this._thread.deliveredMessages.add(id);
     }
     this._emit(
-      { status: 'streaming', chunk: delta, node: this._node, message_id: id },
+      streamingFrame({ chunk: delta, node: this._node, message_id: id }),
       event.subagentRunId
     );
   }
@@ -349,7 +366,7 @@ export class AguiRunMapper {
     const delta = stringField(event, 'delta');
     if (delta) {
       this._emit(
-        { status: 'streaming', reasoning: delta, node: this._node },
+        streamingFrame({ reasoning: delta, node: this._node }),
         event.subagentRunId
       );
     }
@@ -421,13 +438,7 @@ export class AguiRunMapper {
       // No argument text (quirk 3): `{}` now, the snapshot may backfill.
       thread.argsPending.add(id);
     }
-    this._emit(
-      {
-        status: 'streaming',
-        tool_calls: [{ name: call.name, args: parseArgs(call.args), id }]
-      },
-      call.subagentRunId
-    );
+    this._emit(toolCallFrame(call.name, call.args, id), call.subagentRunId);
   }
 
   private _toolResult(event: IAguiEvent): void {
@@ -459,14 +470,7 @@ export class AguiRunMapper {
       }
     }
     this._emit(
-      {
-        status: 'streaming',
-        tool_result: contentText(event.content),
-        id: callId,
-        name,
-        tool_status: failed ? 'error' : 'success',
-        duration_ms: null
-      },
+      toolResultFrame(contentText(event.content), callId, name, failed),
       event.subagentRunId
     );
   }
@@ -486,7 +490,7 @@ export class AguiRunMapper {
     const id = isObject(event.rawEvent)
       ? stringField(event.rawEvent, 'id')
       : null;
-    this._emitInterrupt(value, id, 'legacy');
+    this._emitInterrupt(value, id);
   }
 
   /** An `Interrupt` of `RUN_FINISHED.outcome` (AG-UI 1.0). */
@@ -517,14 +521,10 @@ export class AguiRunMapper {
         ]
       };
     }
-    this._emitInterrupt(value, interrupt.id, 'outcome');
+    this._emitInterrupt(value, interrupt.id);
   }
 
-  private _emitInterrupt(
-    value: unknown,
-    id: string | null,
-    via: 'legacy' | 'outcome'
-  ): void {
+  private _emitInterrupt(value: unknown, id: string | null): void {
     // Both signals may announce one interrupt: show it once (§5.2).
     if (id !== null && this._interrupts.some(known => known.id === id)) {
       return;
@@ -537,8 +537,7 @@ export class AguiRunMapper {
     this._out.frame({
       status: 'interrupt',
       interrupt,
-      ...(id === null ? {} : { interrupt_ids: [id] }),
-      via
+      ...(id === null ? {} : { interrupt_ids: [id] })
     });
   }
 
@@ -578,7 +577,7 @@ export class AguiRunMapper {
 
   private _setState(state: unknown): void {
     this._thread.state = state;
-    this._out.frame({ status: 'state', state });
+    this._out.frame(stateFrame(state));
   }
 
   private _activitySnapshot(event: IAguiEvent): void {
@@ -621,10 +620,7 @@ export class AguiRunMapper {
     event: IAguiEvent
   ): void {
     this._thread.activities.set(id, { type, content });
-    this._emit(
-      { status: 'activity', id, activity_type: type, content },
-      event.subagentRunId
-    );
+    this._emit(activityFrame(id, type, content), event.subagentRunId);
   }
 
   private _subagent(
@@ -642,7 +638,7 @@ export class AguiRunMapper {
     } else if (!names.has(id)) {
       this._problem(`${type} for subagent run ${id}, which never started`);
     }
-    const frame: Record<string, unknown> = {
+    const frame: ISubagentFrame = {
       status: 'subagent',
       id,
       name: names.get(id) ?? null,
@@ -671,7 +667,10 @@ export class AguiRunMapper {
   // -- helpers -------------------------------------------------------------
 
   /** Emit a frame, tagged with the subagent the event came from. */
-  private _emit(frame: Record<string, unknown>, subagentRunId: unknown): void {
+  private _emit(
+    frame: IStreamingFrame | IActivityFrame,
+    subagentRunId: unknown
+  ): void {
     const subagent = this._thread.subagentTag(subagentRunId);
     this._out.frame(subagent ? { ...frame, subagent } : frame);
   }

@@ -7,7 +7,8 @@
  * ToolMessages in a `STATE_SNAPSHOT` (a human rejection in LangChain's HITL
  * middleware never runs the tool, so only the state shows it failed).
  */
-import { isObject, stringField } from './events';
+import { isObject } from '../wire/json';
+import { stringField } from './events';
 
 export class ToolErrorLog {
   /** Note one `RAW` event's `event` payload. */

@@ -2,6 +2,7 @@ import type {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { IAgentPanel } from '../tokens';
 
 /**
@@ -13,7 +14,13 @@ export const aguiPlugin: JupyterFrontEndPlugin<void> = {
   description: 'Lets the agent panel talk to AG-UI endpoints.',
   autoStart: true,
   requires: [IAgentPanel],
-  activate: (app: JupyterFrontEnd, panel: IAgentPanel): void => {
+  optional: [ITranslator],
+  activate: (
+    app: JupyterFrontEnd,
+    panel: IAgentPanel,
+    translator: ITranslator | null
+  ): void => {
+    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
     // Loaded off the start-up path: the panel picks the transport up
     // whenever it is registered.
     Promise.all([
@@ -22,9 +29,10 @@ export const aguiPlugin: JupyterFrontEndPlugin<void> = {
     ])
       .then(([http, ws]) => {
         const overHttp = http.aguiHttpTransportFactory(
-          app.serviceManager.serverSettings
+          app.serviceManager.serverSettings,
+          trans
         );
-        const overWebSocket = ws.aguiWsTransportFactory();
+        const overWebSocket = ws.aguiWsTransportFactory(trans);
         panel.registerTransport('agui', endpoint =>
           ws.isWebSocketUrl(endpoint.url)
             ? overWebSocket(endpoint)

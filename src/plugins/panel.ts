@@ -66,7 +66,10 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
         }),
       trans
     });
-    service.registerTransport('http', httpTransportFactory(serverSettings));
+    service.registerTransport(
+      'http',
+      httpTransportFactory(serverSettings, trans)
+    );
     const panel = new ChatPanel({
       service,
       rendermime,

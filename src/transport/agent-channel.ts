@@ -7,6 +7,7 @@ import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { JSONObject } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
+import { errorMessage, isObject, type JsonObject } from '../wire/json';
 import type { ICommKernel } from './kernel-binding';
 
 /** The comm protocol version this panel speaks. */
@@ -105,7 +106,7 @@ export class AgentChannel implements IDisposable {
             'Cannot open the %1 comm in the kernel of %2: %3',
             target,
             this.where,
-            error instanceof Error ? error.message : String(error)
+            errorMessage(error)
           )
         )
       );
@@ -230,7 +231,7 @@ export class AgentChannel implements IDisposable {
     );
   };
 
-  private _receiveHello(data: Record<string, unknown>): void {
+  private _receiveHello(data: JsonObject): void {
     const hello: IHello = {
       protocol: typeof data.protocol === 'number' ? data.protocol : 0,
       ready: data.ready === true,
@@ -346,7 +347,7 @@ export class AgentChannel implements IDisposable {
 }
 
 /** A `frame`, `turn_end` or `rejected` naming its turn, or null. */
-function readTurnMessage(data: Record<string, unknown>): TurnMessage | null {
+function readTurnMessage(data: JsonObject): TurnMessage | null {
   const turnId = data.turn_id;
   if (typeof turnId !== 'string' || !turnId) {
     return null;
@@ -375,8 +376,4 @@ function readTurnMessage(data: Record<string, unknown>): TurnMessage | null {
     default:
       return null;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -8,8 +8,10 @@
  * subscribes every topic again once it is back, so the server can replay
  * what is in flight.
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import { isObject } from '../agui/events';
+import { errorMessage, isObject, type JsonObject } from '../wire/json';
+import { bundleOrDefault } from './defaults';
 
 /** The part of the browser `WebSocket` this uses; fakes in tests need only this. */
 export interface IWebSocketLike {
@@ -31,7 +33,7 @@ export interface ITopicListener {
   /** The server refused the topic or reported an error for it. */
   error(message: string): void;
   /** Any other frame of the topic, envelope keys included. */
-  frame(frame: Record<string, unknown>): void;
+  frame(frame: JsonObject): void;
   /** The socket closed; it is being reopened. */
   disconnected(reason: string): void;
 }
@@ -42,6 +44,8 @@ export interface IChanxOptions {
   backoffMs?: number[];
   /** Problems that belong to no topic (unreadable frames, topic-less errors). */
   onProblem?: (message: string) => void;
+  /** Words what subscribers and waiters are told; English by default. */
+  trans?: TranslationBundle;
 }
 
 const OPEN = 1;
@@ -64,6 +68,7 @@ export class ChanxConnection implements IDisposable {
       options.createSocket ?? (target => new WebSocket(target));
     this._backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     this._onProblem = options.onProblem ?? (() => undefined);
+    this._trans = bundleOrDefault(options.trans);
   }
 
   get isDisposed(): boolean {
@@ -121,7 +126,11 @@ export class ChanxConnection implements IDisposable {
         this._openWaiters.delete(waiter);
         reject(
           new Error(
-            `no websocket connection to ${this.url} within ${timeoutMs / 1000} s`
+            this._trans.__(
+              'no websocket connection to %1 within %2 s',
+              this.url,
+              timeoutMs / 1000
+            )
           )
         );
       }, timeoutMs);
@@ -138,7 +147,9 @@ export class ChanxConnection implements IDisposable {
     this._listeners.clear();
     for (const waiter of this._openWaiters) {
       clearTimeout(waiter.timer as ReturnType<typeof setTimeout>);
-      waiter.reject(new Error(`the connection to ${this.url} was closed`));
+      waiter.reject(
+        new Error(this._trans.__('the connection to %1 was closed', this.url))
+      );
     }
     this._openWaiters.clear();
     const socket = this._socket;
@@ -157,7 +168,7 @@ export class ChanxConnection implements IDisposable {
     try {
       socket = this._createSocket(this.url);
     } catch (error) {
-      this._onProblem(`cannot open ${this.url}: ${messageOf(error)}`);
+      this._onProblem(`cannot open ${this.url}: ${errorMessage(error)}`);
       this._scheduleReconnect();
       return;
     }
@@ -190,9 +201,15 @@ export class ChanxConnection implements IDisposable {
     }
     detach(socket);
     this._socket = null;
-    const reason = `the connection to ${this.url} closed (code ${event.code ?? 'unknown'}${
-      event.reason ? `: ${event.reason}` : ''
-    })`;
+    const code = event.code ?? this._trans.__('unknown');
+    const reason = event.reason
+      ? this._trans.__(
+          'the connection to %1 closed (code %2: %3)',
+          this.url,
+          code,
+          event.reason
+        )
+      : this._trans.__('the connection to %1 closed (code %2)', this.url, code);
     for (const listener of [...this._listeners.values()]) {
       listener.disconnected(reason);
     }
@@ -248,13 +265,14 @@ export class ChanxConnection implements IDisposable {
     }
   }
 
-  private _sendFrame(frame: Record<string, unknown>): void {
+  private _sendFrame(frame: JsonObject): void {
     this._socket?.send(JSON.stringify({ version: ENVELOPE_VERSION, ...frame }));
   }
 
   private readonly _createSocket: SocketFactory;
   private readonly _backoffMs: number[];
   private readonly _onProblem: (message: string) => void;
+  private readonly _trans: TranslationBundle;
   private readonly _listeners = new Map<string, ITopicListener>();
   private readonly _openWaiters = new Set<{
     resolve: () => void;
@@ -290,8 +308,4 @@ function describeError(payload: unknown): string {
     }
   }
   return JSON.stringify(payload);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -3,13 +3,11 @@
  * notebook's kernel by `%load_ext jupyterlab_agent_panel` /
  * `jupyterlab_agent_panel.serve(graph)`. Same frames, same reducer as HTTP.
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { type JSONObject, UUID } from '@lumino/coreutils';
 import { type ISignal, Signal } from '@lumino/signaling';
 import { decodeFrame } from '../wire/frames';
+import { errorMessage } from '../wire/json';
 import {
   AgentChannel,
   ChannelError,
@@ -18,6 +16,8 @@ import {
   type IHello,
   type TurnMessage
 } from './agent-channel';
+import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
+import { IdleWatch } from './idle-watch';
 import type { BindingChange, KernelBinding } from './kernel-binding';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type {
@@ -47,8 +47,7 @@ export class KernelCommTransport implements IAgentTransport {
   constructor(options: ICommTransportOptions) {
     this._options = options;
     this._binding = options.binding;
-    this._trans =
-      options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
+    this._trans = bundleOrDefault(options.trans);
     this._binding.changed.connect(this._onBindingChanged, this);
   }
 
@@ -75,7 +74,7 @@ export class KernelCommTransport implements IAgentTransport {
       sink,
       connect: () => this._connect(),
       idleTimeoutMs: this._options.idleTimeoutMs,
-      cancelGraceMs: this._options.cancelGraceMs ?? 10000,
+      cancelGraceMs: this._options.cancelGraceMs ?? CANCEL_GRACE_MS,
       trans: this._trans
     });
     this._turns.add(turn);
@@ -263,6 +262,17 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     this.done = new Promise<void>(resolve => {
       this._resolveDone = resolve;
     });
+    const { idleTimeoutMs, trans } = _options;
+    this._idle = new IdleWatch(idleTimeoutMs, () => {
+      this._sendCancel();
+      this._finish(
+        trans.__(
+          'No message from the kernel of %1 for %2 s (idle timeout).',
+          this._channel?.where ?? '?',
+          idleTimeoutMs / 1000
+        )
+      );
+    });
     void this._start();
   }
 
@@ -294,7 +304,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     if (this._finished) {
       return;
     }
-    this._armIdleTimer();
+    this._idle.note();
     switch (message.type) {
       case 'frame':
         this._receiveFrame(message.seq, message.frame);
@@ -321,7 +331,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     try {
       channel = await this._options.connect();
     } catch (error) {
-      this._finish(sentence(messageOf(error)));
+      this._finish(sentence(errorMessage(error)));
       return;
     }
     if (this._finished) {
@@ -332,10 +342,10 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     try {
       channel.send(this._requestMessage());
     } catch (error) {
-      this._finish(sentence(messageOf(error)));
+      this._finish(sentence(errorMessage(error)));
       return;
     }
-    this._armIdleTimer();
+    this._idle.note();
   }
 
   private _requestMessage(): JSONObject {
@@ -445,31 +455,13 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     }
   }
 
-  private _armIdleTimer(): void {
-    const { idleTimeoutMs, trans } = this._options;
-    if (idleTimeoutMs <= 0) {
-      return;
-    }
-    clearTimeout(this._idleTimer);
-    this._idleTimer = setTimeout(() => {
-      this._sendCancel();
-      this._finish(
-        trans.__(
-          'No message from the kernel of %1 for %2 s (idle timeout).',
-          this._channel?.where ?? '?',
-          idleTimeoutMs / 1000
-        )
-      );
-    }, idleTimeoutMs);
-  }
-
   /** End the turn exactly once. */
   private _finish(reason?: string, refusal?: TurnRefusal): void {
     if (this._finished) {
       return;
     }
     this._finished = true;
-    clearTimeout(this._idleTimer);
+    this._idle.dispose();
     clearTimeout(this._graceTimer);
     this._channel?.detach(this);
     try {
@@ -483,7 +475,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
   private _nextSeq = 0;
   private _finished = false;
   private _stopping = false;
-  private _idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly _idle: IdleWatch;
   private _graceTimer: ReturnType<typeof setTimeout> | undefined;
   private _resolveDone: () => void = () => undefined;
 }
@@ -491,8 +483,4 @@ class CommTurn implements ITurnHandle, IChannelTurn {
 /** Channel causes are sentence starts; user-facing text ends with a stop. */
 function sentence(text: string): string {
   return /[.!?]$/.test(text) ? text : `${text}.`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,6 +1,43 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
+import type { IEndpointSettings } from '../contracts/settings';
 import type { FetchLike } from './types';
+
+/** An endpoint's timeouts as transports take them (ms). */
+export interface IEndpointTimeouts {
+  connectTimeoutMs: number;
+  /** 0 disables the idle timeout. */
+  idleTimeoutMs: number;
+}
+
+export function endpointTimeouts(
+  endpoint: IEndpointSettings
+): IEndpointTimeouts {
+  return {
+    connectTimeoutMs: endpoint.connectTimeoutSeconds * 1000,
+    idleTimeoutMs: endpoint.idleTimeoutSeconds * 1000
+  };
+}
+
+/** What an HTTP transport needs of an endpoint. */
+export interface IHttpEndpoint extends IEndpointTimeouts {
+  /** The URL resolved against the Jupyter server. */
+  url: string;
+  /** The fetch for it (credentials already decided). */
+  fetch: FetchLike;
+}
+
+export function httpEndpoint(
+  endpoint: IEndpointSettings,
+  serverSettings: ServerConnection.ISettings
+): IHttpEndpoint {
+  const resolved = resolveEndpoint(endpoint.url, serverSettings.baseUrl);
+  return {
+    url: resolved.url,
+    fetch: makeEndpointFetch(resolved, serverSettings, endpoint.headers),
+    ...endpointTimeouts(endpoint)
+  };
+}
 
 /** An endpoint URL resolved against the Jupyter server. */
 export interface IResolvedEndpoint {

@@ -1,21 +1,28 @@
 /**
- * The adapter's frames into a transport's sink: each JSON frame goes through
- * the same `decodeFrame` every chunk-wire producer goes through.
+ * A turn's sink as the output of one source. Frames pass as they are: they
+ * are typed already, decoded from outside bytes or built by the AG-UI
+ * mapper. Diagnostics are prefixed with the source ("<url>: …").
  */
-import type { ITurnSink } from '../wire/turn';
-import { decodeFrame } from '../wire/frames';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IFrameOutput } from '../agui/to-chunk-frames';
+import type { ITurnSink } from '../wire/turn';
 
-export function sinkOutput(sink: ITurnSink, source: string): IFrameOutput {
+export function sinkOutput(
+  sink: ITurnSink,
+  source: string,
+  trans: TranslationBundle
+): IFrameOutput {
   return {
-    frame: frame => {
-      const decoded = decodeFrame(frame);
-      if (decoded.ok) {
-        sink.frame(decoded.frame);
-      } else {
-        sink.diagnostic(`${source}: ${decoded.reason}`);
-      }
-    },
-    diagnostic: message => sink.diagnostic(`${source}: ${message}`)
+    frame: frame => sink.frame(frame),
+    diagnostic: message => sink.diagnostic(atSource(source, message, trans))
   };
+}
+
+/** "<source>: <message>" */
+export function atSource(
+  source: string,
+  message: string,
+  trans: TranslationBundle
+): string {
+  return trans.__('%1: %2', source, message);
 }

@@ -5,12 +5,10 @@
  */
 import { PathExt } from '@jupyterlab/coreutils';
 import type { Kernel } from '@jupyterlab/services';
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { type ISignal, Signal } from '@lumino/signaling';
+import { bundleOrDefault } from './defaults';
 
 /** The parts of a kernel connection the comm transport uses. */
 export interface ICommKernel {
@@ -74,8 +72,7 @@ export class KernelBinding implements IDisposable {
   constructor(options: IKernelBindingOptions) {
     this._notebooks = options.notebooks;
     this._pinnedPath = normalizePath(options.pinnedPath);
-    this._trans =
-      options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
+    this._trans = bundleOrDefault(options.trans);
     if (this._pinnedPath) {
       this._notebooks.widgetAdded.connect(this._onWidgetAdded, this);
       this._bindNotebook(this._findPinned());

@@ -9,8 +9,10 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import type { IEndpointSettings } from '../contracts/settings';
+import { errorMessage } from '../wire/json';
+import { bundleOrDefault } from './defaults';
 import { makeEndpointFetch, resolveEndpoint } from './endpoint';
-import { describeHttpFailure } from './http';
+import { describeHttpFailure } from './http-answer';
 import type { FetchLike } from './types';
 
 /** The longest body excerpt kept from an answer. */
@@ -160,7 +162,7 @@ export async function observeGet(
     }
     return {
       kind: 'network-error',
-      message: messageOf(error),
+      message: errorMessage(error),
       answersWithoutCors:
         target.crossOrigin &&
         (await answersOpaquely(target.url, plainFetch, controller.signal))
@@ -215,7 +217,7 @@ export async function probeFromServer(
   } catch (error) {
     return {
       result: 'unavailable',
-      detail: `the Jupyter server did not answer: ${messageOf(error)}`
+      detail: `the Jupyter server did not answer: ${errorMessage(error)}`
     };
   }
   const body = await response.text();
@@ -229,7 +231,7 @@ export async function probeFromServer(
   if (!response.ok) {
     return {
       result: 'unavailable',
-      detail: describeHttpFailure(route, response, body)
+      detail: describeHttpFailure(route, response, body, bundleOrDefault())
     };
   }
   let answer: any;
@@ -262,8 +264,4 @@ export function asHttpUrl(url: string): string {
   return url.replace(/^ws(s?):/i, (_, secure: string) =>
     secure ? 'https:' : 'http:'
   );
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -2,7 +2,9 @@
  * Read a server-sent-event body (chunk-wire §7.2): bytes → UTF-8 text →
  * eventsource-parser → one `onData` call per event.
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { createParser } from 'eventsource-parser';
+import { bundleOrDefault } from './defaults';
 
 /** What `Response.body` offers; fakes in tests need only this much. */
 export interface IByteStream {
@@ -37,6 +39,8 @@ export interface IReadSseOptions {
   now?: () => number;
   /** Lets the page render between slices; defaults to a new task. */
   yieldToPage?: () => Promise<void>;
+  /** Words the problems; English by default. */
+  trans?: TranslationBundle;
 }
 
 /**
@@ -59,6 +63,7 @@ export async function readSse(
   const reader = body.getReader();
   const decoder = new TextDecoder('utf-8');
   const maxEventChars = options.maxEventChars ?? MAX_EVENT_CHARS;
+  const trans = bundleOrDefault(options.trans);
   let overflowed = false;
   let skipToLineEnd = false;
   const parser = createParser({
@@ -72,10 +77,15 @@ export async function readSse(
       if (error.type === 'max-buffer-size-exceeded') {
         overflowed = true;
         onProblem?.(
-          `dropped an event of more than ${maxEventChars} characters (the panel's limit for one event)`
+          trans.__(
+            "dropped an event of more than %1 characters (the panel's limit for one event)",
+            maxEventChars
+          )
         );
       } else {
-        onProblem?.(`unreadable event-stream line: ${error.message}`);
+        onProblem?.(
+          trans.__('unreadable event-stream line: %1', error.message)
+        );
       }
     },
     maxBufferSize: maxEventChars

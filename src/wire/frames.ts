@@ -12,6 +12,13 @@
  * `subagent` statuses, a `subagent` tag on streaming frames and
  * `interrupt_ids` on interrupt frames.
  */
+import {
+  activityFrame,
+  stateFrame,
+  streamingFrame,
+  wireToolCall
+} from './frame-builders';
+import { errorMessage, isObject, type JsonObject } from './json';
 import type { ISubagentTag, SubagentStatus } from './types';
 
 /** One element of a `tool_calls` payload. */
@@ -145,8 +152,6 @@ const EVENT_TYPES = new Set([
   'cancelled'
 ]);
 
-type JsonObject = Record<string, unknown>;
-
 /**
  * Decode one frame: JSON text (SSE `data`) or an already-parsed value (comm).
  */
@@ -200,7 +205,7 @@ function decodeChunkFrame(status: string, raw: JsonObject): WireFrame {
     case 'cancelled':
       return { status: 'cancelled', message: stringOrNull(raw.message) };
     case 'state':
-      return { status: 'state', state: raw.state ?? null };
+      return stateFrame(raw.state);
     case 'activity':
       return decodeActivity(raw);
     case 'subagent':
@@ -229,12 +234,7 @@ function decodeActivity(raw: JsonObject): WireFrame {
   if (typeof raw.id !== 'string' || typeof raw.activity_type !== 'string') {
     return ignored('activity frame without a string "id" and "activity_type"');
   }
-  const frame: IActivityFrame = {
-    status: 'activity',
-    id: raw.id,
-    activity_type: raw.activity_type,
-    content: raw.content ?? null
-  };
+  const frame = activityFrame(raw.id, raw.activity_type, raw.content);
   const subagent = readSubagentTag(raw.subagent);
   if (subagent) {
     frame.subagent = subagent;
@@ -276,7 +276,7 @@ function readSubagentTag(value: unknown): ISubagentTag | null {
 }
 
 function decodeStreaming(raw: JsonObject): WireFrame {
-  const frame = emptyStreamingFrame();
+  const frame = streamingFrame();
   frame.node = stringOrNull(raw.node);
   frame.message_id = stringOrNull(raw.message_id);
   frame.chunk = readString(raw, 'chunk', frame.problems);
@@ -314,7 +314,7 @@ function decodeStreaming(raw: JsonObject): WireFrame {
 }
 
 function decodeEventFrame(type: string, raw: JsonObject): WireFrame {
-  const frame = emptyStreamingFrame();
+  const frame = streamingFrame();
   switch (type) {
     case 'content':
       if (typeof raw.role === 'string' && raw.role !== 'assistant') {
@@ -353,20 +353,6 @@ function decodeEventFrame(type: string, raw: JsonObject): WireFrame {
       return { status: 'cancelled', message: stringOrNull(raw.message) };
   }
   return frame;
-}
-
-function emptyStreamingFrame(): IStreamingFrame {
-  return {
-    status: 'streaming',
-    chunk: null,
-    node: null,
-    message_id: null,
-    reasoning: null,
-    tool_calls: null,
-    tool_result: null,
-    extraction: null,
-    problems: []
-  };
 }
 
 function hasPayload(frame: IStreamingFrame): boolean {
@@ -413,12 +399,13 @@ function readToolCalls(
       );
       continue;
     }
-    calls.push({
-      name: stringOrNull(element.name),
-      args:
-        element.args === undefined || element.args === null ? {} : element.args,
-      id: stringOrNull(element.id)
-    });
+    calls.push(
+      wireToolCall(
+        stringOrNull(element.name),
+        element.args,
+        stringOrNull(element.id)
+      )
+    );
   }
   return calls.length > 0 ? calls : null;
 }
@@ -481,10 +468,6 @@ function ignored(reason: string): IIgnoredFrame {
   return { status: 'ignored', reason };
 }
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function stringOrNull(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
@@ -503,7 +486,7 @@ function describeType(value: unknown): string {
 const EXCERPT_LENGTH = 80;
 
 function describeJsonError(text: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const excerpt =
     text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
   const position = /at position (\d+)/.exec(message);

@@ -4,6 +4,7 @@
  * (§6.3–6.4).
  */
 import type { IWireInterrupt } from './frames';
+import { isObject, type JsonObject } from './json';
 import {
   CANONICAL_VERBS,
   type DecisionVerb,
@@ -16,8 +17,6 @@ export interface IReviewRows {
   /** The interrupt's top-level allowed decisions. */
   allowedDecisions: DecisionVerb[];
 }
-
-type JsonObject = Record<string, unknown>;
 
 /** HumanInterrupt `config` flags and the verbs they allow. */
 const CONFIG_FLAGS: [string, DecisionVerb][] = [
@@ -217,10 +216,6 @@ function findReviewConfig(
 function canonicalVerbs(value: unknown): DecisionVerb[] {
   const named: unknown[] = Array.isArray(value) ? value : [];
   return CANONICAL_VERBS.filter(verb => named.includes(verb));
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function stringOrNull(value: unknown): string | null {

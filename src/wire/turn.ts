@@ -43,7 +43,8 @@ export type TurnRefusal = 'nothing_pending';
 
 /**
  * Where a transport delivers a turn. Transports parse at the edge: only
- * validated frames reach `frame`; what could not be read goes to `diagnostic`.
+ * typed frames reach `frame` (bytes from outside through `decodeFrame`, AG-UI
+ * through its mapper); what could not be read goes to `diagnostic`.
  */
 export interface ITurnSink {
   frame(frame: WireFrame): void;

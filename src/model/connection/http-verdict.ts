@@ -5,6 +5,13 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../../contracts/settings';
+import {
+  httpStatus,
+  jsonMessage,
+  plainText,
+  readAguiHealth,
+  readChunkWireHealth
+} from '../../transport/http-answer';
 import type {
   BrowserObservation,
   IHttpTarget,
@@ -227,8 +234,8 @@ function classifyResponse(
 ): IConnectionReport {
   const url = target.url;
   const { status } = response;
-  const said = serverMessage(response.body);
-  const http = `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const said = jsonMessage(response.body);
+  const http = httpStatus(response);
   if (status === 401 || status === 403) {
     return credentialsReport(
       endpoint,
@@ -275,10 +282,9 @@ function classifyResponse(
       detail: joinSentences(trans.__('%1 answered %2.', url, http), said)
     });
   }
-  const json = parseJsonObject(response.body);
   return endpoint.transport === 'http'
-    ? classifyChunkWireHealth(endpoint, url, response, json, trans)
-    : classifyAguiGet(endpoint, url, response, json, trans);
+    ? classifyChunkWireHealth(endpoint, url, response, trans)
+    : classifyAguiGet(endpoint, url, response, trans);
 }
 
 /** chunk-wire §7.1: `{"status", "agent_loaded", "ready", "message", "agent_name"?}`. */
@@ -286,10 +292,10 @@ function classifyChunkWireHealth(
   endpoint: IEndpointSettings,
   url: string,
   response: Extract<BrowserObservation, { kind: 'response' }>,
-  json: Record<string, unknown> | null,
   trans: TranslationBundle
 ): IConnectionReport {
-  if (!json || typeof json.ready !== 'boolean') {
+  const health = readChunkWireHealth(response.body);
+  if (!health || health.ready === null) {
     return report(endpoint, url, 'not_agent', trans, {
       summary: trans.__('Not a chunk-wire endpoint'),
       detail: trans.__(
@@ -299,10 +305,9 @@ function classifyChunkWireHealth(
       )
     });
   }
-  const message = typeof json.message === 'string' ? json.message : '';
-  const agentName =
-    typeof json.agent_name === 'string' ? json.agent_name : null;
-  if (!json.ready) {
+  const message = health.message ?? '';
+  const { agentName } = health;
+  if (!health.ready) {
     return report(endpoint, url, 'needs_setup', trans, {
       summary: trans.__('Reachable, but the agent is not ready'),
       detail: message || trans.__('%1 reports ready: false.', url)
@@ -319,10 +324,10 @@ function classifyAguiGet(
   endpoint: IEndpointSettings,
   url: string,
   response: Extract<BrowserObservation, { kind: 'response' }>,
-  json: Record<string, unknown> | null,
   trans: TranslationBundle
 ): IConnectionReport {
-  if (!json) {
+  const health = readAguiHealth(response.body);
+  if (!health?.isObject) {
     return report(endpoint, url, 'not_agent', trans, {
       summary: trans.__('Not an AG-UI endpoint'),
       detail: trans.__(
@@ -332,12 +337,11 @@ function classifyAguiGet(
       )
     });
   }
-  const agent = json.agent as Record<string, unknown> | undefined;
-  const agentName = typeof agent?.name === 'string' ? agent.name : null;
-  if (json.status !== undefined && json.status !== 'ok') {
+  const { agentName, status } = health;
+  if (status !== undefined && status !== 'ok') {
     return report(endpoint, url, 'needs_setup', trans, {
       summary: trans.__('Reachable, but the agent is not ready'),
-      detail: trans.__('%1 reports status "%2".', url, String(json.status))
+      detail: trans.__('%1 reports status "%2".', url, String(status))
     });
   }
   return report(endpoint, url, 'ok', trans, {
@@ -418,31 +422,11 @@ export function hostOf(url: string): string {
   return `${parsed.hostname}:${parsed.port || defaultPort}`;
 }
 
-function parseJsonObject(body: string): Record<string, unknown> | null {
-  try {
-    const value = JSON.parse(body);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? value
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A JSON error's `message` (Jupyter and this extension send one). */
-function serverMessage(body: string): string {
-  const message = parseJsonObject(body)?.message;
-  return typeof message === 'string' ? message : '';
-}
-
 function describeBody(
   response: Extract<BrowserObservation, { kind: 'response' }>
 ): string {
   const type = response.contentType.split(';')[0].trim() || 'no content type';
-  const text = response.body
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = plainText(response.body);
   return text
     ? `${type} (“${text.slice(0, 80)}${text.length > 80 ? '…' : ''}”)`
     : type;

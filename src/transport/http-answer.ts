@@ -1,0 +1,129 @@
+/**
+ * Reading what an HTTP endpoint answered: the words for a refused request,
+ * and the health answers of the chunk wire (§7.1) and of langstage-agui,
+ * read here once for the transports' health checks and for "Test
+ * connection" (`model/connection/http-verdict.ts`).
+ */
+import type { TranslationBundle } from '@jupyterlab/translation';
+import { isObject, type JsonObject } from '../wire/json';
+import type { FetchLike } from './types';
+
+/** The longest excerpt of a body a message quotes. */
+const EXCERPT_LENGTH = 200;
+
+/** "HTTP 404 Not Found" */
+export function httpStatus(response: {
+  status: number;
+  statusText: string;
+}): string {
+  return `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+}
+
+/** "HTTP 404 Not Found from <url>: <server message>" */
+export function describeHttpFailure(
+  url: string,
+  response: { status: number; statusText: string },
+  body: string,
+  trans: TranslationBundle
+): string {
+  const detail = jsonMessage(body) || excerpt(body);
+  const status = httpStatus(response);
+  return detail
+    ? trans.__('%1 from %2: %3', status, url, detail)
+    : trans.__('%1 from %2', status, url);
+}
+
+/** A body's text without markup, white space folded. */
+export function plainText(body: string): string {
+  return body
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The start of a body's plain text, for a message. */
+export function excerpt(body: string): string {
+  const flat = plainText(body);
+  return flat.length > EXCERPT_LENGTH
+    ? `${flat.slice(0, EXCERPT_LENGTH)}…`
+    : flat;
+}
+
+/** A JSON error's `message` (Jupyter and this extension send one), or ''. */
+export function jsonMessage(body: string): string {
+  const message = jsonFields(body)?.message;
+  return typeof message === 'string' ? message : '';
+}
+
+/** GET `url`: the body, or a failure naming the status and the URL. */
+export async function fetchHealth(
+  fetch: FetchLike,
+  url: string,
+  trans: TranslationBundle
+): Promise<string> {
+  const response = await fetch(url, { method: 'GET' });
+  const body = await response.text();
+  if (!response.ok) {
+    throw new Error(describeHttpFailure(url, response, body, trans));
+  }
+  return body;
+}
+
+/** chunk-wire `GET health`: `{"ready", "message"?, "agent_name"?, …}`. */
+export interface IChunkWireHealth {
+  /** `ready` when it is a boolean: else this is no chunk-wire health. */
+  ready: boolean | null;
+  message: string | null;
+  agentName: string | null;
+}
+
+/** The health answer of a chunk-wire API; null when the body is not JSON. */
+export function readChunkWireHealth(body: string): IChunkWireHealth | null {
+  const fields = jsonFields(body);
+  if (!fields) {
+    return null;
+  }
+  const { ready, message, agent_name } = fields;
+  return {
+    ready: typeof ready === 'boolean' ? ready : null,
+    message: typeof message === 'string' ? message : null,
+    agentName: typeof agent_name === 'string' ? agent_name : null
+  };
+}
+
+/** langstage-agui's `GET <endpoint>`: `{"status": "ok", "agent": {"name"}}`. */
+export interface IAguiHealth {
+  /** The answer is a JSON object (not a list, a string, a number, null). */
+  isObject: boolean;
+  /** `status` as sent; undefined when absent. */
+  status: unknown;
+  agentName: string | null;
+}
+
+/** The answer of an AG-UI endpoint to GET; null when the body is not JSON. */
+export function readAguiHealth(body: string): IAguiHealth | null {
+  const fields = jsonFields(body);
+  if (!fields) {
+    return null;
+  }
+  const agent = isObject(fields.agent) ? fields.agent : {};
+  return {
+    isObject: fields !== NOT_AN_OBJECT,
+    status: fields.status,
+    agentName: typeof agent.name === 'string' ? agent.name : null
+  };
+}
+
+/** The fields of JSON that is not an object: none. */
+const NOT_AN_OBJECT: JsonObject = Object.freeze({});
+
+/** A JSON body's fields (`NOT_AN_OBJECT` for a list, …); null when not JSON. */
+function jsonFields(body: string): JsonObject | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  return isObject(json) ? json : NOT_AN_OBJECT;
+}
