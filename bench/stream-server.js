@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The benchmarks' agent: a chunk-wire HTTP API on 127.0.0.1 (chunk-wire §7)
+ * The benchmarks' agent: a chunk-wire HTTP API on 127.0.0.1 (docs/protocol.md §6)
  * streaming pre-generated turns, and the baseline page. The chat message
  * `bench <turn> <pace> <marker>` names the turn (turns.js NAMED_TURNS), the
  * pace — `burst` (all at once) or `trickle` (~1,000 frames/s) — and the end

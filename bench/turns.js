@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The chunk-wire turns the benchmarks stream (chunk-wire §1.2, contract B):
+ * The chunk-wire turns the benchmarks stream (docs/protocol.md §2.2, contract B):
  * deterministic prose deltas with some markdown, and a mixed turn of
  * reasoning, text, tool calls, results and extractions. A turn's frames stop
  * before its end: `endFrames` adds the last delta (carrying the end marker the
@@ -148,7 +148,7 @@ function endFrames(marker) {
   ];
 }
 
-/** One server-sent event per frame, as chunk-wire §7.2 writes them. */
+/** One server-sent event per frame, as docs/protocol.md §6.4 writes them. */
 function sseEvent(frame) {
   return `data: ${JSON.stringify(frame)}\n\n`;
 }

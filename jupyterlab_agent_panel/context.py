@@ -1,4 +1,4 @@
-"""Append the panel's JupyterLab context to the user's message (chunk-wire §7.1).
+"""Append the panel's JupyterLab context to the user's message (docs/protocol.md §6.2).
 
 The agent gets no separate context channel: like langstage-jupyter, the context
 goes at the end of the human message as a trailing block, a blank line followed by

@@ -38,7 +38,7 @@ class LoadedAgent:
         return self.agent is not None
 
     def health(self) -> dict:
-        """The ``GET health`` / comm ``hello`` fields (chunk-wire §7.1)."""
+        """The ``GET health`` / comm ``hello`` fields (docs/protocol.md §6.1)."""
         body = {
             "status": self.status,
             "agent_loaded": self.ready,

@@ -1,4 +1,4 @@
-"""The chunk-wire HTTP routes (chunk-wire §7) under ``<base_url>agent-panel/``.
+"""The chunk-wire HTTP routes (docs/protocol.md §6) under ``<base_url>agent-panel/``.
 
 The default agent's routes are ``agent-panel/<route>``; each agent named in
 ``AgentPanel.agents`` has the same routes under ``agent-panel/agents/<name>/``,
@@ -259,7 +259,7 @@ class CancelHandler(PanelHandler):
 class HealthHandler(PanelHandler):
     @web.authenticated
     async def get(self, agent: Optional[str] = None) -> None:
-        """The agent's health (chunk-wire §7.1); loads the agent on first call."""
+        """The agent's health (docs/protocol.md §6.1); loads the agent on first call."""
         try:
             host = self.agent_host(agent)
         except Rejected as rejected:

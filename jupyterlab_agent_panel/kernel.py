@@ -1,4 +1,4 @@
-"""Serve a LangGraph graph to the panel over the kernel comm ``agent_panel`` (chunk-wire §8).
+"""Serve a LangGraph graph to the panel over the kernel comm ``agent_panel`` (docs/protocol.md §7).
 
 ``%load_ext jupyterlab_agent_panel`` serves the default graph; ``serve(...)``
 chooses (or switches) the graph. The panel opens the comm; this module answers
@@ -87,7 +87,7 @@ class AgentPanelServer:
             self._send_safely(connection, hello)
 
     def health(self) -> dict:
-        """The ``hello`` / ``GET health`` fields (chunk-wire §7.1)."""
+        """The ``hello`` / ``GET health`` fields (docs/protocol.md §6.1)."""
         loaded = self._loaded
         if loaded is None:
             return {"status": "agent_not_loaded", "agent_loaded": False, "ready": False,
@@ -235,7 +235,7 @@ class AgentPanelServer:
             turn = self._turns.get(turn_id)
             if turn is not None:
                 self._loop.call(turn.cancel)
-        # An unknown or finished turn_id is ignored (chunk-wire §8.3).
+        # An unknown or finished turn_id is ignored (docs/protocol.md §7.3).
 
     def _forget(self, turn: Turn) -> None:
         with self._lock:
@@ -292,7 +292,7 @@ def _resume_value(data: dict) -> Any:
         raise _Rejected("bad_request", "missing field 'decisions' (a list)")
     if not isinstance(data["decisions"], list):
         raise _Rejected("bad_request", "field 'decisions' must be a list")
-    # The same envelope the HTTP resume route builds (chunk-wire §6.6).
+    # The same envelope the HTTP resume route builds (docs/protocol.md §5.6).
     return {"decisions": data["decisions"]}
 
 

@@ -1,4 +1,4 @@
-"""Run chunk-wire turns off the kernel's shell thread (chunk-wire §8.4).
+"""Run chunk-wire turns off the kernel's shell thread (docs/protocol.md §7.4).
 
 One daemon thread owns an asyncio loop; every turn is a task on it. Comm
 handlers only schedule work here (``call_soon_threadsafe``) and return at once,

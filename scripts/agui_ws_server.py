@@ -1,4 +1,4 @@
-"""A chanx websocket server that serves AG-UI runs the way docs/agui.md §10 describes.
+"""A chanx websocket server that serves AG-UI runs the way docs/protocol.md §9 describes.
 
 Test-only. Built on the real chanx runtime (topic subscriptions, the flat
 `version`/`topic`/`ref`/`seq` envelope, `subscribed` and `error` frames) with

@@ -157,7 +157,7 @@ def record_demo(url: str, out: Path = OUT) -> None:
     record(url, "think", run_input("agui-think", "run-think", "think about it"), out)
     record(url, "tool", run_input("agui-tool", "run-tool", "use a tool"), out)
     ask = record(url, "ask", run_input("agui-ask", "run-ask", "ask me a question"), out)
-    # A message while the interrupt is open re-surfaces it and is dropped (§5.3).
+    # A message while the interrupt is open re-surfaces it and is dropped (docs/protocol.md §8.9).
     record(url, "ask-pending", run_input("agui-ask", "run-ask-2", "hello while paused"), out)
     envelope = {"decisions": [{"type": "respond", "message": "Ada"}]}
     record(url, "ask-resume", run_input("agui-ask", "run-ask-3", resume_envelope=envelope,
@@ -175,7 +175,7 @@ def record_hitl(url: str, out: Path = OUT) -> None:
                                          interrupt_ids=interrupt_ids(paused)), out)
 
 
-#: Interrupt values as graphs pass them to `interrupt(...)` (chunk-wire §6.2).
+#: Interrupt values as graphs pass them to `interrupt(...)` (docs/protocol.md §5.2).
 INTERRUPT_VALUES = [
     {"action_requests": [{"action": "ask_user", "args": {"question": "Name?"}}],
      "allowed_decisions": ["respond", "approve"]},

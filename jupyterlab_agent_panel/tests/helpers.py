@@ -40,7 +40,7 @@ def graph_spec(name: str) -> str:
 
 
 def parse_sse(body: str) -> list:
-    """Frames of a whole SSE body, asserting the exact chunk-wire framing (§7.2)."""
+    """Frames of a whole SSE body, asserting the exact chunk-wire framing (docs/protocol.md §6.4)."""
     assert body.endswith("\n\n"), f"body does not end with a blank line: {body[-40:]!r}"
     frames = []
     for event in body[: -len("\n\n")].split("\n\n"):

@@ -2,7 +2,7 @@
 
 The panel's websocket transport is tested against this server in the browser
 (ui-tests/tests/agui.spec.ts); these tests pin the server's side of the contract
-in docs/agui.md §10: chanx's envelope, per-run `seq` from RUN_STARTED, replay to a
+in docs/protocol.md §9: chanx's envelope, per-run `seq` from RUN_STARTED, replay to a
 client that joins mid-run, one run per thread, cancel.
 """
 from __future__ import annotations

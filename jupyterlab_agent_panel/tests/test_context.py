@@ -1,4 +1,4 @@
-"""The trailing context block (chunk-wire §7.1) and what the agents see of it."""
+"""The trailing context block (docs/protocol.md §6.2) and what the agents see of it."""
 import pytest
 from langstage_core.demo._context import user_text
 

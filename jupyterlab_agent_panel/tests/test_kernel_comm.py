@@ -1,4 +1,4 @@
-"""The kernel comm helper (chunk-wire §8) against a real ipykernel, driven like the panel.
+"""The kernel comm helper (docs/protocol.md §7) against a real ipykernel, driven like the panel.
 
 Comm messages go in on the shell channel, ``comm_msg`` come back on IOPub. Graphs
 used: the demo tools agent (default), ``graphs/kernel_*.py`` and ``graphs/echo_all.py``.

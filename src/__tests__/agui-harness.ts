@@ -5,6 +5,7 @@
  * `fixtures/agui/expected.json` (the chunk-wire corpus format, plus
  * `diagnostics` and `after`).
  */
+import { problemText } from '../wire/problem';
 import * as fs from 'fs';
 import * as path from 'path';
 import { isDeepStrictEqual } from 'util';
@@ -136,7 +137,8 @@ export function mapRun(
       checkMappedFrame(frame);
       reducer.apply(frame);
     },
-    diagnostic: message => {
+    diagnostic: found => {
+      const message = problemText(found);
       diagnostics.push(message);
       reducer.diagnostic(message);
     }

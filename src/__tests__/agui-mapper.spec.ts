@@ -4,6 +4,7 @@
  * wire model's AG-UI additions, and a fuzz check that no input makes the
  * adapter or the reducer throw.
  */
+import { type IProblem, problemText } from '../wire/problem';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -32,7 +33,7 @@ describe('ChunkNormaliser', () => {
     const problems: string[] = [];
     const out = new ChunkNormaliser().normalise(
       { type: 'TEXT_MESSAGE_CHUNK', delta: 'orphan' },
-      message => problems.push(message)
+      found => problems.push(problemText(found))
     );
     expect(out).toEqual([]);
     expect(problems).toEqual([
@@ -42,8 +43,8 @@ describe('ChunkNormaliser', () => {
 
   it('opens with the chunk fields and closes on the next non-RAW event', () => {
     const normaliser = new ChunkNormaliser();
-    const fail = (message: string) => {
-      throw new Error(message);
+    const fail = (found: IProblem) => {
+      throw new Error(problemText(found));
     };
     expect(
       normaliser.normalise(
@@ -171,10 +172,12 @@ describe('request bodies', () => {
     const approve = [{ type: 'approve' as const }];
     const unknownId = resumeInput('t', approve, [{ id: null, rows: 1 }]);
     expect(unknownId.input.resume).toBeUndefined();
-    expect(unknownId.note).toMatch(/did not reveal every interrupt id/);
+    expect(problemText(unknownId.note!)).toMatch(
+      /did not reveal every interrupt id/
+    );
     const mismatch = resumeInput('t', approve, [{ id: 'i', rows: 2 }]);
     expect(mismatch.input.resume).toBeUndefined();
-    expect(mismatch.note).toBe(
+    expect(problemText(mismatch.note!)).toBe(
       '1 decision(s) for 2 open review row(s): resuming through forwardedProps only'
     );
     const nothingOpen = resumeInput('t', approve, []);

@@ -17,6 +17,7 @@
  * Seeded and reproducible: `FUZZ_SEED` picks another seed, `FUZZ_SOAK=1`
  * runs ten times as many streams. A failure names the seed and the stream.
  */
+import { problemText } from '../wire/problem';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -509,7 +510,7 @@ async function aguiTurn(reads: Uint8Array[]): Promise<ITurnState> {
       reducer.apply(frame);
       growth.check();
     },
-    diagnostic: message => reducer.diagnostic(message)
+    diagnostic: found => reducer.diagnostic(problemText(found))
   });
   await readSse(
     fakeBody(reads),

@@ -1,6 +1,6 @@
 /**
  * The kernel comm transport against a fake kernel and a scripted kernel
- * helper: the comm protocol (chunk-wire §8), timeouts, stop, kernel
+ * helper: the comm protocol (docs/protocol.md §7), timeouts, stop, kernel
  * restarts and deaths, and cleanup.
  */
 import * as fs from 'fs';

@@ -296,3 +296,57 @@ describe('the HTTP transports on the shared turn', () => {
     agui.dispose();
   });
 });
+
+describe('problems of the pure layers', () => {
+  it('reach the user through the translator of the transport', async () => {
+    const { trans, msgids } = recordingTrans();
+    const stream = (text: string) => async () => {
+      const body = new ScriptedBody();
+      body.push(text);
+      body.close();
+      return response(200, body);
+    };
+    const diagnostics: string[] = [];
+    const sink = {
+      frame: () => undefined,
+      diagnostic: (message: string) => void diagnostics.push(message),
+      end: () => undefined
+    };
+    const chunkWire = new ChunkWireHttpTransport({
+      baseUrl: 'http://agent.test/agent-panel/',
+      fetch: stream('data: [1]\n\ndata: {"status":"complete"}\n\n'),
+      connectTimeoutMs: 1000,
+      idleTimeoutMs: 0,
+      trans
+    });
+    await chunkWire.startTurn(
+      { kind: 'chat', threadId: 't', message: 'hi' },
+      sink
+    ).done;
+    const agui = new AguiHttpTransport({
+      url: URL,
+      fetch: stream(
+        'data: {"type":"STEP_STARTED","stepName":"a"}\n\n' +
+          'data: {"type":"RUN_FINISHED","threadId":"t","runId":"r"}\n\n'
+      ),
+      connectTimeoutMs: 1000,
+      idleTimeoutMs: 0,
+      drainMs: 0,
+      trans
+    });
+    await agui.startTurn({ kind: 'chat', threadId: 't', message: 'hi' }, sink)
+      .done;
+    expect(diagnostics).toEqual([
+      'http://agent.test/agent-panel/chat: frame is not a JSON object (got an array)',
+      `${URL}: the first event is STEP_STARTED, not RUN_STARTED`
+    ]);
+    expect(msgids).toEqual(
+      expect.arrayContaining([
+        'frame is not a JSON object (got %1)',
+        'the first event is %1, not RUN_STARTED'
+      ])
+    );
+    chunkWire.dispose();
+    agui.dispose();
+  });
+});

@@ -11,7 +11,7 @@ function cardsOf(name: string): IInterruptCard[] {
   return interruptCards(reduceFrames(corpus.get(name) ?? []).state);
 }
 
-describe('decision builders give the exact JSON of §6.5', () => {
+describe('decision builders give the exact JSON of docs/protocol.md §5.5', () => {
   it.each([
     [approve(), '{"type":"approve"}'],
     [
@@ -43,7 +43,7 @@ describe('decision builders give the exact JSON of §6.5', () => {
   });
 });
 
-describe('buildResume (§6.6)', () => {
+describe('buildResume (docs/protocol.md §5.6)', () => {
   const hitl = cardsOf('F09-hitl-two-actions-b.jsonl');
 
   it('answers every row in order', () => {

@@ -204,7 +204,7 @@ describe('decodeFrame: chunk wire', () => {
   });
 });
 
-describe('decodeFrame: event wire (§11a) decodes like its chunk-wire twin', () => {
+describe('decodeFrame: event wire (docs/protocol.md §2.8) decodes like its chunk-wire twin', () => {
   it.each([
     [
       'content',

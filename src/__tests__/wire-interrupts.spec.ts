@@ -10,7 +10,7 @@ function payload(partial: Partial<IWireInterrupt>): IWireInterrupt {
   };
 }
 
-describe('readReviewRows: names and descriptions (§6.3)', () => {
+describe('readReviewRows: names and descriptions (docs/protocol.md §5.3)', () => {
   it.each([
     ['name', { name: 'write_file', action: 'x', tool: 'y' }, 'write_file'],
     ['action', { action: 'ask_user', tool: 'y' }, 'ask_user'],
@@ -70,7 +70,7 @@ describe('readReviewRows: names and descriptions (§6.3)', () => {
   });
 });
 
-describe('readReviewRows: allowed decisions (§6.4)', () => {
+describe('readReviewRows: allowed decisions (docs/protocol.md §5.4)', () => {
   const requests = [
     { name: 'write_file', args: {} },
     { name: 'execute', args: {} }

@@ -295,7 +295,7 @@ interface IOracle {
   error: string | null;
 }
 
-/** §4.1–4.2 from the frames' declared effects alone. */
+/** docs/protocol.md §4.1–4.2 from the frames' declared effects alone. */
 function oracle(frames: IBuiltFrame[]): IOracle {
   let sawInterrupt = false;
   const expected: IOracle = {
@@ -332,7 +332,7 @@ function oracle(frames: IBuiltFrame[]): IOracle {
 }
 
 describe('the reducer over generated streams', () => {
-  it('never throws and keeps text, tool results and outcome (§4)', () => {
+  it('never throws and keeps text, tool results and outcome (docs/protocol.md §4)', () => {
     fc.assert(
       fc.property(stream, specs => {
         const frames = build(specs);

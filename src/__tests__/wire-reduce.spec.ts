@@ -84,7 +84,7 @@ describe('TurnReducer changes', () => {
   });
 });
 
-describe('TurnReducer text blocks (§4.3)', () => {
+describe('TurnReducer text blocks (docs/protocol.md §4.3)', () => {
   it('starts a new block after any other payload, even with the same id', () => {
     const reducer = new TurnReducer();
     feed(
@@ -153,7 +153,7 @@ describe('TurnReducer text blocks (§4.3)', () => {
   });
 });
 
-describe('TurnReducer tool cards (§4.5)', () => {
+describe('TurnReducer tool cards (docs/protocol.md §4.5)', () => {
   it('updates the card of a repeated call id instead of adding one', () => {
     const reducer = new TurnReducer();
     feed(reducer, {
@@ -226,7 +226,7 @@ describe('TurnReducer tool cards (§4.5)', () => {
   });
 });
 
-describe('TurnReducer extraction cards (§4.6)', () => {
+describe('TurnReducer extraction cards (docs/protocol.md §4.6)', () => {
   it('attaches an extraction to the card whose result it follows', () => {
     for (const name of [
       'F05-tool-extraction-a.jsonl',
@@ -257,7 +257,7 @@ describe('TurnReducer extraction cards (§4.6)', () => {
   });
 });
 
-describe('TurnReducer interrupt cards (§4.7)', () => {
+describe('TurnReducer interrupt cards (docs/protocol.md §4.7)', () => {
   it('shows a re-surfaced pending interrupt instead of duplicating it (F10c)', () => {
     const first = reduceFrames(corpusLines('F10a-demo-ask-turn1-b.jsonl'));
     const [pending] = interruptCards(first.state);
@@ -311,7 +311,7 @@ describe('TurnReducer interrupt cards (§4.7)', () => {
   });
 });
 
-describe('TurnReducer endings (§4.1, §4.2)', () => {
+describe('TurnReducer endings (docs/protocol.md §4.1, §4.2)', () => {
   it('lets the first terminal frame win and notes the ignored rest once', () => {
     const reducer = new TurnReducer();
     const changes = feed(

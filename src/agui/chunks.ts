@@ -1,5 +1,5 @@
 /**
- * `*_CHUNK` events turned into start / content / end (docs/agui.md §3).
+ * `*_CHUNK` events turned into start / content / end (docs/protocol.md §8.4).
  *
  * A chunk carries its id only on the first of a sequence; a chunk without an
  * id continues the open sequence, one with another id closes it and opens a
@@ -7,6 +7,7 @@
  * adapter interleaves everywhere) ends the open sequences, so the mapper
  * after this only ever sees the explicit events.
  */
+import { type IProblem, problem } from '../wire/problem';
 import { stringField, type IAguiEvent } from './events';
 
 interface IOpenSequence {
@@ -55,7 +56,7 @@ export class ChunkNormaliser {
    */
   normalise(
     event: IAguiEvent,
-    onProblem: (message: string) => void
+    onProblem: (found: IProblem) => void
   ): IAguiEvent[] {
     const kind = CHUNK_KINDS[event.type];
     if (!kind) {
@@ -79,7 +80,9 @@ export class ChunkNormaliser {
       out.push(...this._closeAll(event.type));
     }
     if (!open) {
-      onProblem(`${event.type} without an id and no open sequence: dropped`);
+      onProblem(
+        problem('%1 without an id and no open sequence: dropped', event.type)
+      );
       return out;
     }
     const delta = stringField(event, 'delta');

@@ -1,11 +1,12 @@
 /**
- * AG-UI events as the adapter reads them (docs/agui.md §3).
+ * AG-UI events as the adapter reads them (docs/protocol.md §8.4).
  *
  * `@ag-ui/core` supplies the vocabulary as types only, so nothing of it
  * reaches the bundle. Events are parsed at the edge into loose objects with a
  * string `type`; each handler reads the fields it needs through the typed
  * readers below and treats anything else as missing.
  */
+import { failure, type IFailure } from '../wire/problem';
 import type { ContentPart, EventType } from '@ag-ui/core';
 import { isObject, type JsonObject } from '../wire/json';
 
@@ -26,8 +27,7 @@ export interface IAguiEvent {
   [field: string]: unknown;
 }
 
-export type ParsedEvent =
-  { ok: true; event: IAguiEvent } | { ok: false; reason: string };
+export type ParsedEvent = { ok: true; event: IAguiEvent } | IFailure;
 
 const EXCERPT_LENGTH = 80;
 
@@ -42,14 +42,11 @@ export function parseEvent(input: string | unknown): ParsedEvent {
         input.length > EXCERPT_LENGTH
           ? `${input.slice(0, EXCERPT_LENGTH)}…`
           : input;
-      return { ok: false, reason: `event is not valid JSON: ${excerpt}` };
+      return failure('event is not valid JSON: %1', excerpt);
     }
   }
   if (!isObject(value) || typeof value.type !== 'string') {
-    return {
-      ok: false,
-      reason: 'event is not a JSON object with a string "type"'
-    };
+    return failure('event is not a JSON object with a string "type"');
   }
   return { ok: true, event: value as IAguiEvent };
 }

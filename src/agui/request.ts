@@ -1,9 +1,10 @@
 /**
- * The `RunAgentInput` bodies the panel sends (docs/agui.md §2.2, §6): fresh
+ * The `RunAgentInput` bodies the panel sends (docs/protocol.md §8.3, §8.10): fresh
  * run and user-message ids every time, `tools`, `context` and
  * `forwardedProps` always present, only the new user message (the server
  * keeps the history), and resumes on both channels.
  */
+import { type IProblem, problem } from '../wire/problem';
 import type { Context, ResumeEntry, RunAgentInput } from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
 import type { ITurnContext, TurnRequest } from '../wire/turn';
@@ -30,7 +31,7 @@ export function chatInput(
     messages: [{ id: UUID.uuid4(), role: 'user', content: message }],
     tools: [],
     context: contextEntries(context),
-    // Other keys would be merged into the graph input (§2.2): none.
+    // Other keys would be merged into the graph input (docs/protocol.md §8.3): none.
     forwardedProps: {},
     state: {}
   };
@@ -40,7 +41,7 @@ export function chatInput(
 export interface IRunInput {
   input: RunAgentInput;
   /** Why a resume left `resume[]` out although the interrupts are known. */
-  note: string | null;
+  note: IProblem | null;
 }
 
 /**
@@ -114,16 +115,22 @@ export function openInterrupts(
 function resumeEntries(
   decisions: Decision[],
   open: readonly IOpenInterrupt[]
-): ResumeEntry[] | string | null {
+): ResumeEntry[] | IProblem | null {
   if (open.length === 0) {
     return null;
   }
   if (open.some(interrupt => interrupt.id === null)) {
-    return 'the server did not reveal every interrupt id: resuming through forwardedProps only';
+    return problem(
+      'the server did not reveal every interrupt id: resuming through forwardedProps only'
+    );
   }
   const rows = open.reduce((sum, interrupt) => sum + interrupt.rows, 0);
   if (rows !== decisions.length) {
-    return `${decisions.length} decision(s) for ${rows} open review row(s): resuming through forwardedProps only`;
+    return problem(
+      '%1 decision(s) for %2 open review row(s): resuming through forwardedProps only',
+      decisions.length,
+      rows
+    );
   }
   let offset = 0;
   return open.map(interrupt => {

@@ -1,9 +1,10 @@
 /**
- * `MESSAGES_SNAPSHOT` reconciliation (docs/agui.md §9): frames for what the
+ * `MESSAGES_SNAPSHOT` reconciliation (docs/protocol.md §8.8): frames for what the
  * thread never streamed. The snapshot holds the whole thread, so only the
  * tail after the last user message is read, and every id already delivered
  * in this thread (by streaming or by an earlier snapshot) is skipped.
  */
+import { type IProblem, problem } from '../wire/problem';
 import { activityFrame, streamingFrame } from '../wire/frame-builders';
 import type { IActivityFrame, IStreamingFrame } from '../wire/frames';
 import { isObject, type JsonObject } from '../wire/json';
@@ -18,7 +19,7 @@ export interface ISnapshotContext {
   node: string;
   /** Emit a frame, tagged for the subagent of `subagentRunId`. */
   emit(frame: IStreamingFrame | IActivityFrame, subagentRunId: unknown): void;
-  problem(message: string): void;
+  problem(found: IProblem): void;
   /** Whether a tool error was recorded for this call (consumes it). */
   toolFailed(callId: string | null, name: string): boolean;
 }
@@ -28,7 +29,9 @@ export function reconcileSnapshot(
   context: ISnapshotContext
 ): void {
   if (!Array.isArray(messages)) {
-    context.problem('MESSAGES_SNAPSHOT without a "messages" list: ignored');
+    context.problem(
+      problem('MESSAGES_SNAPSHOT without a "messages" list: ignored')
+    );
     return;
   }
   let lastUser = -1;
@@ -39,7 +42,9 @@ export function reconcileSnapshot(
   });
   for (const message of messages.slice(lastUser + 1)) {
     if (!isObject(message) || typeof message.id !== 'string') {
-      context.problem('MESSAGES_SNAPSHOT entry without a string "id": skipped');
+      context.problem(
+        problem('MESSAGES_SNAPSHOT entry without a string "id": skipped')
+      );
       continue;
     }
     switch (message.role) {

@@ -1,6 +1,6 @@
 /**
  * What the adapter remembers about one AG-UI thread across its runs
- * (docs/agui.md §7.6, §9): ids already delivered, tool-call names, calls whose
+ * (docs/protocol.md §8.8): ids already delivered, tool-call names, calls whose
  * arguments are still pending, the open interrupts a resume must answer, the
  * shared state and activities, and subagent names.
  */

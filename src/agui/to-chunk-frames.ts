@@ -1,5 +1,5 @@
 /**
- * The AG-UI → chunk-wire state machine of one run (docs/agui.md §9).
+ * The AG-UI → chunk-wire state machine of one run (docs/protocol.md §8.5).
  *
  * Events go in; typed chunk-wire frames (the shapes `decodeFrame` yields,
  * built with the wire's builders) and diagnostics come out, so one reducer
@@ -24,6 +24,7 @@ import type {
   WireFrame
 } from '../wire/frames';
 import { normalizeInterrupt } from '../wire/interrupts';
+import { type IProblem, problem, problemText } from '../wire/problem';
 import { isObject } from '../wire/json';
 import { ChunkNormaliser } from './chunks';
 import {
@@ -42,7 +43,7 @@ import { ToolErrorLog } from './tool-errors';
 /** Where a run's frames and diagnostics go. */
 export interface IFrameOutput {
   frame(frame: WireFrame): void;
-  diagnostic(message: string): void;
+  diagnostic(problem: IProblem): void;
 }
 
 /** The node core names text with before any step is known. */
@@ -103,11 +104,11 @@ export class AguiRunMapper {
       return;
     }
     if (!this._started && event.type !== 'RUN_STARTED') {
-      this._problem(`the first event is ${event.type}, not RUN_STARTED`);
+      this._problem('the first event is %1, not RUN_STARTED', event.type);
       this._started = true;
     }
-    for (const normal of this._chunks.normalise(event, message =>
-      this._problem(message)
+    for (const normal of this._chunks.normalise(event, found =>
+      this._report(found)
     )) {
       this._dispatch(normal);
       if (this._terminal !== null) {
@@ -189,11 +190,11 @@ export class AguiRunMapper {
       case 'REASONING_MESSAGE_CHUNK':
         return;
       default: {
-        const message = `unknown event type ${event.type}: ignored`;
-        if (!this._reported.has(message)) {
-          console.warn(`Agent Panel: AG-UI ${message}`);
+        const unknown = problem('unknown event type %1: ignored', event.type);
+        if (!this._reported.has(problemText(unknown))) {
+          console.warn(`Agent Panel: AG-UI ${problemText(unknown)}`);
         }
-        this._problem(message);
+        this._report(unknown);
       }
     }
   }
@@ -203,11 +204,15 @@ export class AguiRunMapper {
   private _runStarted(event: IAguiEvent): void {
     const runId = stringField(event, 'runId');
     if (this._sawRunStarted) {
-      this._problem(
-        runId === this._runId
-          ? `duplicate RUN_STARTED for run ${runId}`
-          : `RUN_STARTED for run ${runId} while run ${this._runId} is open`
-      );
+      if (runId === this._runId) {
+        this._problem('duplicate RUN_STARTED for run %1', String(runId));
+      } else {
+        this._problem(
+          'RUN_STARTED for run %1 while run %2 is open',
+          String(runId),
+          String(this._runId)
+        );
+      }
       return;
     }
     this._sawRunStarted = true;
@@ -264,7 +269,7 @@ export class AguiRunMapper {
       open.push(`tool call(s) ${openCalls.map(([id]) => id).join(', ')}`);
     }
     if (open.length > 0) {
-      this._problem(`${when} with ${open.join(' and ')} still open`);
+      this._problem('%1 with %2 still open', when, open.join(' and '));
     }
     for (const [id, call] of openCalls) {
       call.ended = true;
@@ -282,9 +287,13 @@ export class AguiRunMapper {
       return;
     }
     this._reportedLate = true;
-    const message = `ignored ${event.type} and any later events: the run already ended with ${this._terminal}`;
-    console.warn(`Agent Panel: ${message}`);
-    this._out.diagnostic(message);
+    const late = problem(
+      'ignored %1 and any later events: the run already ended with %2',
+      event.type,
+      String(this._terminal)
+    );
+    console.warn(`Agent Panel: ${problemText(late)}`);
+    this._out.diagnostic(late);
   }
 
   // -- text and reasoning --------------------------------------------------
@@ -295,7 +304,7 @@ export class AguiRunMapper {
       return;
     }
     if (this._openText.has(id)) {
-      this._problem(`duplicate TEXT_MESSAGE_START for message ${id}`);
+      this._problem('duplicate TEXT_MESSAGE_START for message %1', id);
     }
     const role = stringField(event, 'role');
     // A message id may be reopened after its end (quirk 1): allowed.
@@ -307,7 +316,8 @@ export class AguiRunMapper {
     const open = id === null ? undefined : this._openText.get(id);
     if (!open) {
       this._problem(
-        `TEXT_MESSAGE_CONTENT for message ${id} with no open TEXT_MESSAGE_START`
+        'TEXT_MESSAGE_CONTENT for message %1 with no open TEXT_MESSAGE_START',
+        id
       );
     } else if (open.muted) {
       return;
@@ -328,7 +338,7 @@ export class AguiRunMapper {
   private _textEnd(event: IAguiEvent): void {
     const id = stringField(event, 'messageId');
     if (id === null || !this._openText.delete(id)) {
-      this._problem(`TEXT_MESSAGE_END for message ${id}, which is not open`);
+      this._problem('TEXT_MESSAGE_END for message %1, which is not open', id);
     }
   }
 
@@ -338,7 +348,7 @@ export class AguiRunMapper {
       return;
     }
     if (this._openReasoning.has(id)) {
-      this._problem(`duplicate REASONING_MESSAGE_START for message ${id}`);
+      this._problem('duplicate REASONING_MESSAGE_START for message %1', id);
     }
     this._openReasoning.add(id);
   }
@@ -347,7 +357,8 @@ export class AguiRunMapper {
     const id = stringField(event, 'messageId');
     if (id === null || !this._openReasoning.has(id)) {
       this._problem(
-        `REASONING_MESSAGE_CONTENT for message ${id} with no open REASONING_MESSAGE_START`
+        'REASONING_MESSAGE_CONTENT for message %1 with no open REASONING_MESSAGE_START',
+        id
       );
     }
     this._emitReasoning(event);
@@ -357,7 +368,8 @@ export class AguiRunMapper {
     const id = stringField(event, 'messageId');
     if (id === null || !this._openReasoning.delete(id)) {
       this._problem(
-        `REASONING_MESSAGE_END for message ${id}, which is not open`
+        'REASONING_MESSAGE_END for message %1, which is not open',
+        id
       );
     }
   }
@@ -380,7 +392,7 @@ export class AguiRunMapper {
       return;
     }
     if (this._calls.get(id)?.ended === false) {
-      this._problem(`duplicate TOOL_CALL_START for tool call ${id}`);
+      this._problem('duplicate TOOL_CALL_START for tool call %1', id);
     }
     const name = stringField(event, 'toolCallName') || 'tool';
     this._thread.callNames.set(id, name);
@@ -399,7 +411,7 @@ export class AguiRunMapper {
     }
     let call = this._calls.get(id);
     if (!call || call.ended) {
-      this._problem(`TOOL_CALL_ARGS for tool call ${id}, which is not open`);
+      this._problem('TOOL_CALL_ARGS for tool call %1, which is not open', id);
     }
     if (!call) {
       // Keep the arguments; TOOL_CALL_END (if it comes) shows them.
@@ -421,14 +433,14 @@ export class AguiRunMapper {
     }
     const call = this._calls.get(id);
     if (!call || call.ended) {
-      this._problem(`TOOL_CALL_END for tool call ${id}, which is not open`);
+      this._problem('TOOL_CALL_END for tool call %1, which is not open', id);
       return;
     }
     call.ended = true;
     this._announceCall(id, call);
   }
 
-  /** Arguments are parsed only here, once complete (§9). */
+  /** Arguments are parsed only here, once complete (docs/protocol.md §8.7). */
   private _announceCall(id: string, call: IToolCallBuffer): void {
     const thread = this._thread;
     thread.deliveredCalls.add(id);
@@ -449,7 +461,8 @@ export class AguiRunMapper {
     const call = callId === null ? undefined : this._calls.get(callId);
     if (call && !call.ended && callId !== null) {
       this._problem(
-        `TOOL_CALL_RESULT for tool call ${callId} before its TOOL_CALL_END`
+        'TOOL_CALL_RESULT for tool call %1 before its TOOL_CALL_END',
+        callId
       );
       this._announceCall(callId, call);
     } else if (
@@ -457,7 +470,7 @@ export class AguiRunMapper {
       !call &&
       !this._thread.callNames.has(callId)
     ) {
-      this._problem(`TOOL_CALL_RESULT for unknown tool call ${callId}`);
+      this._problem('TOOL_CALL_RESULT for unknown tool call %1', callId);
     }
     const name =
       call?.name ??
@@ -525,7 +538,7 @@ export class AguiRunMapper {
   }
 
   private _emitInterrupt(value: unknown, id: string | null): void {
-    // Both signals may announce one interrupt: show it once (§5.2).
+    // Both signals may announce one interrupt: show it once (docs/protocol.md §8.9).
     if (id !== null && this._interrupts.some(known => known.id === id)) {
       return;
     }
@@ -548,7 +561,7 @@ export class AguiRunMapper {
       thread: this._thread,
       node: this._node,
       emit: (frame, subagentRunId) => this._emit(frame, subagentRunId),
-      problem: message => this._problem(message),
+      problem: found => this._report(found),
       toolFailed: (callId, name) => this._toolErrors.take(callId, name)
     });
   }
@@ -570,7 +583,8 @@ export class AguiRunMapper {
       this._setState(result.value);
     } else {
       this._problem(
-        `STATE_DELTA not applied (${result.reason}); the state is kept as it was`
+        'STATE_DELTA not applied (%1); the state is kept as it was',
+        result.reason
       );
     }
   }
@@ -601,12 +615,14 @@ export class AguiRunMapper {
     }
     const known = this._thread.activities.get(id);
     if (!known) {
-      return this._problem(`ACTIVITY_DELTA for unknown activity ${id}`);
+      return this._problem('ACTIVITY_DELTA for unknown activity %1', id);
     }
     const result = patched(known.content, event.patch);
     if (!result.ok) {
       return this._problem(
-        `ACTIVITY_DELTA for activity ${id} not applied (${result.reason})`
+        'ACTIVITY_DELTA for activity %1 not applied (%2)',
+        id,
+        result.reason
       );
     }
     const type = stringField(event, 'activityType') ?? known.type;
@@ -636,7 +652,7 @@ export class AguiRunMapper {
     if (type === 'SUBAGENT_STARTED') {
       names.set(id, name ?? id);
     } else if (!names.has(id)) {
-      this._problem(`${type} for subagent run ${id}, which never started`);
+      this._problem('%1 for subagent run %2, which never started', type, id);
     }
     const frame: ISubagentFrame = {
       status: 'subagent',
@@ -651,7 +667,7 @@ export class AguiRunMapper {
       const message = stringField(event, 'message') || 'unknown error';
       frame.subagent_status = 'error';
       frame.message = message;
-      this._problem(`subagent ${names.get(id) ?? id} failed: ${message}`);
+      this._problem('subagent %1 failed: %2', names.get(id) ?? id, message);
     } else if (type === 'SUBAGENT_FINISHED') {
       const outcome = isObject(event.outcome) ? event.outcome : {};
       const waiting = Array.isArray(outcome.interruptIds)
@@ -678,16 +694,21 @@ export class AguiRunMapper {
   private _requireId(event: IAguiEvent, key: string): string | null {
     const id = stringField(event, key);
     if (id === null) {
-      this._problem(`${event.type} without a string "${key}": ignored`);
+      this._problem('%1 without a string "%2": ignored', event.type, key);
     }
     return id;
   }
 
   /** A diagnostic, reported once per run however often it recurs. */
-  private _problem(message: string): void {
-    if (!this._reported.has(message)) {
-      this._reported.add(message);
-      this._out.diagnostic(message);
+  private _problem(template: string, ...args: unknown[]): void {
+    this._report(problem(template, ...args));
+  }
+
+  private _report(found: IProblem): void {
+    const text = problemText(found);
+    if (!this._reported.has(text)) {
+      this._reported.add(text);
+      this._out.diagnostic(found);
     }
   }
 

@@ -1,5 +1,5 @@
 /**
- * Which tool calls failed (docs/agui.md §7.4). `TOOL_CALL_RESULT` has no error
+ * Which tool calls failed (docs/protocol.md §8.7). `TOOL_CALL_RESULT` has no error
  * flag, so failures are read from the LangGraph adapter's side channels: a
  * `RAW` `on_tool_error`, or `on_tool_end` whose output has `status: "error"`
  * (keyed by tool-call id when the event carries one, else counted by tool

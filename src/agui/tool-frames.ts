@@ -5,7 +5,7 @@
 import { streamingFrame, wireToolCall } from '../wire/frame-builders';
 import type { IStreamingFrame } from '../wire/frames';
 
-/** A call with its complete argument text (parsed only now, §9). */
+/** A call with its complete argument text (parsed only now, docs/protocol.md §8.7). */
 export function toolCallFrame(
   name: string,
   argText: string,

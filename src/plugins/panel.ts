@@ -62,7 +62,8 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     const service = new AgentPanelService(new ChatModel(undefined, trans), {
       loadProbe: async () =>
         (await import('../transport/probe')).createConnectionProbe({
-          serverSettings
+          serverSettings,
+          trans
         }),
       trans
     });

@@ -1,11 +1,11 @@
 /**
- * One `agent_panel` comm on one kernel (chunk-wire §8): opens it, waits for
+ * One `agent_panel` comm on one kernel (docs/protocol.md §7): opens it, waits for
  * the kernel's `hello`, routes turn messages to their turns by `turn_id`, and
  * fails those turns when the kernel restarts, dies or closes the comm.
  */
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { JSONObject } from '@lumino/coreutils';
+import { type JSONObject, PromiseDelegate } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { errorMessage, isObject, type JsonObject } from '../wire/json';
 import type { ICommKernel } from './kernel-binding';
@@ -13,7 +13,7 @@ import type { ICommKernel } from './kernel-binding';
 /** The comm protocol version this panel speaks. */
 export const COMM_PROTOCOL = 1;
 
-/** The kernel's `hello`: the `/health` fields of the helper (§8.3). */
+/** The kernel's `hello`: the `/health` fields of the helper (docs/protocol.md §7.3). */
 export interface IHello {
   protocol: number;
   ready: boolean;
@@ -71,10 +71,6 @@ export class AgentChannel implements IDisposable {
     const { kernel, target, client, connectTimeoutMs } = _options;
     this.kernel = kernel;
     this.where = _options.where;
-    this.opened = new Promise<IHello>((resolve, reject) => {
-      this._resolveOpened = resolve;
-      this._rejectOpened = reject;
-    });
     // Callers await `opened`; a channel nobody waits for must not warn.
     this.opened.catch(() => undefined);
     kernel.statusChanged.connect(this._onKernelStatus, this);
@@ -117,7 +113,9 @@ export class AgentChannel implements IDisposable {
   /** The notebook's name in messages; follows renames of the notebook. */
   where: string;
   /** Resolves with the first `hello`; rejects with a `ChannelError`. */
-  readonly opened: Promise<IHello>;
+  get opened(): Promise<IHello> {
+    return this._opened.promise;
+  }
 
   /** The latest `hello`, once the channel is open. */
   get hello(): IHello | null {
@@ -203,7 +201,7 @@ export class AgentChannel implements IDisposable {
       }
       return;
     }
-    // Messages for a turn this panel does not know are ignored (§8.3).
+    // Messages for a turn this panel does not know are ignored (docs/protocol.md §7.3).
     this._turns.get(message.turn_id)?.receive(message);
   };
 
@@ -243,7 +241,7 @@ export class AgentChannel implements IDisposable {
     this._hello = hello;
     if (first) {
       clearTimeout(this._connectTimer);
-      this._resolveOpened(hello);
+      this._opened.resolve(hello);
     }
     this._options.onHello(this, hello);
   }
@@ -301,7 +299,7 @@ export class AgentChannel implements IDisposable {
     kernel.connectionStatusChanged.disconnect(this._onConnectionStatus, this);
     kernel.disposed.disconnect(this._onKernelDisposed, this);
     this._closeComm();
-    this._rejectOpened(error);
+    this._opened.reject(error);
     const turns = [...this._turns.values()];
     this._turns.clear();
     for (const turn of turns) {
@@ -341,8 +339,7 @@ export class AgentChannel implements IDisposable {
   private _closed = false;
   private _isDisposed = false;
   private _connectTimer: ReturnType<typeof setTimeout> | undefined;
-  private _resolveOpened: (hello: IHello) => void = () => undefined;
-  private _rejectOpened: (error: ChannelError) => void = () => undefined;
+  private readonly _opened = new PromiseDelegate<IHello>();
   private readonly _turns = new Map<string, IChannelTurn>();
 }
 

@@ -1,5 +1,5 @@
 /**
- * AG-UI over HTTP + server-sent events (docs/agui.md §2.1, §8): `POST
+ * AG-UI over HTTP + server-sent events (docs/protocol.md §8.2): `POST
  * <endpoint>` a `RunAgentInput`, read the event stream, map it onto chunk-wire
  * frames. `GET <endpoint>` is the health probe. Stop aborts the request.
  */
@@ -8,17 +8,13 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { parseEvent } from '../agui/events';
 import { runInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
-import {
-  AguiRunMapper,
-  cancelledByUser,
-  type IFrameOutput
-} from '../agui/to-chunk-frames';
+import { AguiRunMapper, cancelledByUser } from '../agui/to-chunk-frames';
 import type { IEndpointSettings } from '../contracts/settings';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 import { bundleOrDefault } from './defaults';
 import { httpEndpoint, type IHttpEndpoint } from './endpoint';
-import { sinkOutput } from './frame-output';
+import { type ISourceOutput, sinkOutput } from './frame-output';
 import { fetchHealth, readAguiHealth } from './http-answer';
 import { SseTurn } from './sse-turn';
 import { TurnSet } from './turn-set';
@@ -167,7 +163,7 @@ class AguiHttpTurn implements ITurnHandle {
   private _onData(data: string): void {
     const parsed = parseEvent(data);
     if (!parsed.ok) {
-      this._out.diagnostic(parsed.reason);
+      this._out.diagnostic(parsed.problem);
       return;
     }
     const wasTerminal = this._mapper.terminal;
@@ -179,7 +175,7 @@ class AguiHttpTurn implements ITurnHandle {
     }
   }
 
-  private readonly _out: IFrameOutput;
+  private readonly _out: ISourceOutput;
   private readonly _mapper: AguiRunMapper;
   private readonly _stream: SseTurn;
   private _stopped = false;

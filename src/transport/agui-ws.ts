@@ -1,5 +1,5 @@
 /**
- * AG-UI over a chanx websocket (docs/agui.md §10): one socket to the
+ * AG-UI over a chanx websocket (docs/protocol.md §9): one socket to the
  * endpoint, a subscription to `agui:thread:<id>` per thread, `ag_ui_run`
  * with our own run id, `ag_ui_cancel` to stop. Events come back as
  * `ag_ui_event` frames; with broadcast each carries a per-run `seq` that
@@ -56,8 +56,9 @@ export class AguiWsTransport implements IAgentTransport {
   }
 
   startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle {
+    const channel = this._channel(request.threadId);
     const turn = new WsTurn(this._turnOptions, request, sink);
-    this._channel(request.threadId).start(turn);
+    channel.start(turn);
     return turn;
   }
 

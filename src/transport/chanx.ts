@@ -1,5 +1,5 @@
 /**
- * One websocket speaking chanx's topic envelope (docs/agui.md §10): flat JSON
+ * One websocket speaking chanx's topic envelope (docs/protocol.md §9.1–9.2): flat JSON
  * frames with `version`, `topic`, `action`, `payload` and (server → client)
  * `seq`. Topics are subscribed with `subscribe` and confirmed by `subscribed`;
  * an `error` frame naming a topic is that topic's failure.

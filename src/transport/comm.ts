@@ -1,12 +1,13 @@
 /**
- * The kernel comm transport (chunk-wire §8): chat with a graph served in the
+ * The kernel comm transport (docs/protocol.md §7): chat with a graph served in the
  * notebook's kernel by `%load_ext jupyterlab_agent_panel` /
  * `jupyterlab_agent_panel.serve(graph)`. Same frames, same reducer as HTTP.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { type JSONObject, UUID } from '@lumino/coreutils';
+import { type JSONObject, PromiseDelegate, UUID } from '@lumino/coreutils';
 import { type ISignal, Signal } from '@lumino/signaling';
 import { decodeFrame } from '../wire/frames';
+import { failure } from '../wire/problem';
 import { errorMessage } from '../wire/json';
 import {
   AgentChannel,
@@ -17,6 +18,7 @@ import {
   type TurnMessage
 } from './agent-channel';
 import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
+import { translated } from './frame-output';
 import { IdleWatch } from './idle-watch';
 import type { BindingChange, KernelBinding } from './kernel-binding';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
@@ -259,9 +261,6 @@ interface ICommTurnOptions {
 /** One `start_turn` / `resume` and the messages that answer it. */
 class CommTurn implements ITurnHandle, IChannelTurn {
   constructor(private readonly _options: ICommTurnOptions) {
-    this.done = new Promise<void>(resolve => {
-      this._resolveDone = resolve;
-    });
     const { idleTimeoutMs, trans } = _options;
     this._idle = new IdleWatch(idleTimeoutMs, () => {
       this._sendCancel();
@@ -276,9 +275,11 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     void this._start();
   }
 
-  /** Fresh per turn (chunk-wire §8.2). */
+  /** Fresh per turn (docs/protocol.md §7.2). */
   readonly turnId = UUID.uuid4();
-  readonly done: Promise<void>;
+  get done(): Promise<void> {
+    return this._done.promise;
+  }
 
   stop(): void {
     if (this._finished || this._stopping) {
@@ -310,7 +311,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
         this._receiveFrame(message.seq, message.frame);
         break;
       case 'turn_end':
-        // Without a terminal frame before it, the EOF rule applies (§8.3).
+        // Without a terminal frame before it, the EOF rule applies (docs/protocol.md §7.3).
         this._finish();
         break;
       case 'rejected':
@@ -407,13 +408,17 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     // A comm frame is already parsed: a string is not JSON text to decode.
     const decoded =
       typeof frame === 'string'
-        ? { ok: false as const, reason: 'frame is a string, not an object' }
+        ? failure('frame is a string, not an object')
         : decodeFrame(frame);
     if (decoded.ok) {
       sink.frame(decoded.frame);
     } else {
       sink.diagnostic(
-        trans.__('Kernel frame %1: %2', seq ?? '?', decoded.reason)
+        trans.__(
+          'Kernel frame %1: %2',
+          seq ?? '?',
+          translated(decoded.problem, trans)
+        )
       );
     }
   }
@@ -467,7 +472,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
     try {
       this._options.sink.end(reason, refusal);
     } finally {
-      this._resolveDone();
+      this._done.resolve();
     }
   }
 
@@ -477,7 +482,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
   private _stopping = false;
   private readonly _idle: IdleWatch;
   private _graceTimer: ReturnType<typeof setTimeout> | undefined;
-  private _resolveDone: () => void = () => undefined;
+  private readonly _done = new PromiseDelegate<void>();
 }
 
 /** Channel causes are sentence starts; user-facing text ends with a stop. */

@@ -1,6 +1,6 @@
 /**
  * Reading what an HTTP endpoint answered: the words for a refused request,
- * and the health answers of the chunk wire (§7.1) and of langstage-agui,
+ * and the health answers of the chunk wire (docs/protocol.md §6.1) and of langstage-agui,
  * read here once for the transports' health checks and for "Test
  * connection" (`model/connection/http-verdict.ts`).
  */

@@ -27,7 +27,7 @@ export interface IHttpTransportOptions extends SseEndpoint {
 }
 
 /**
- * The LangStage Jupyter HTTP convention (chunk-wire §7): `POST chat` /
+ * The LangStage Jupyter HTTP convention (docs/protocol.md §6): `POST chat` /
  * `resume` answer with server-sent chunk-wire frames, `POST cancel` stops a
  * turn, `GET health` says whether an agent is loaded.
  */
@@ -97,7 +97,7 @@ class ChunkWireTurn implements ITurnHandle {
         if (decoded.ok) {
           out.frame(decoded.frame);
         } else {
-          out.diagnostic(decoded.reason);
+          out.diagnostic(decoded.problem);
         }
       },
       onProblem: out.diagnostic,

@@ -8,6 +8,7 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../contracts/settings';
 import { errorMessage } from '../wire/json';
 import { bundleOrDefault } from './defaults';
@@ -83,12 +84,14 @@ export interface IConnectionProbeOptions {
   pageUrl?: string;
   /** A plain fetch, for external endpoints and the `no-cors` retry. */
   plainFetch?: FetchLike;
+  trans?: TranslationBundle;
 }
 
 export function createConnectionProbe(
   options: IConnectionProbeOptions
 ): IConnectionProbe {
   const { serverSettings } = options;
+  const trans = bundleOrDefault(options.trans);
   const pageUrl = options.pageUrl ?? window.location.href;
   const plainFetch: FetchLike =
     options.plainFetch ?? ((input, init) => fetch(input, init));
@@ -120,7 +123,7 @@ export function createConnectionProbe(
       return observeGet(target, endpointFetch, plainFetch, timeoutMs);
     },
     fromServer(url, timeoutSeconds) {
-      return probeFromServer(serverSettings, url, timeoutSeconds);
+      return probeFromServer(serverSettings, url, timeoutSeconds, trans);
     }
   };
 }
@@ -197,7 +200,8 @@ const PROBE_RESULTS = ['ok', 'dns', 'refused', 'timeout', 'unreachable'];
 export async function probeFromServer(
   serverSettings: ServerConnection.ISettings,
   url: string,
-  timeoutSeconds: number
+  timeoutSeconds: number,
+  trans = bundleOrDefault()
 ): Promise<ServerProbeResult> {
   const route = URLExt.join(serverSettings.baseUrl, 'agent-panel', 'probe');
   let response: Response;
@@ -217,21 +221,25 @@ export async function probeFromServer(
   } catch (error) {
     return {
       result: 'unavailable',
-      detail: `the Jupyter server did not answer: ${errorMessage(error)}`
+      detail: trans.__(
+        'the Jupyter server did not answer: %1',
+        errorMessage(error)
+      )
     };
   }
   const body = await response.text();
   if (response.status === 404) {
     return {
       result: 'unavailable',
-      detail:
+      detail: trans.__(
         'this Jupyter server has no agent-panel probe route (is the jupyterlab_agent_panel server extension enabled?)'
+      )
     };
   }
   if (!response.ok) {
     return {
       result: 'unavailable',
-      detail: describeHttpFailure(route, response, body, bundleOrDefault())
+      detail: describeHttpFailure(route, response, body, trans)
     };
   }
   let answer: any;
@@ -246,7 +254,7 @@ export async function probeFromServer(
   ) {
     return {
       result: 'unavailable',
-      detail: `${route} answered something else than a probe result`
+      detail: trans.__('%1 answered something else than a probe result', route)
     };
   }
   if (answer.result === 'ok') {

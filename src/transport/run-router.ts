@@ -1,5 +1,5 @@
 /**
- * Where the runs of one AG-UI thread go (docs/agui.md §10): our turn's run
+ * Where the runs of one AG-UI thread go (docs/protocol.md §9): our turn's run
  * to our turn, another client's run to whoever follows the thread, any other
  * to nobody. A run nobody shows is still followed to its end, so the next
  * one is recognised.
@@ -69,7 +69,7 @@ export class RunRouter {
     }
   }
 
-  /** An event without `seq`: outside any broadcast run (§10 rules 4–5). */
+  /** An event without `seq`: outside any broadcast run (docs/protocol.md §9.4–9.5). */
   unsequenced(event: IAguiEvent, broadcast: boolean): void {
     const { url, trans } = this._options;
     const turn = this.turn;

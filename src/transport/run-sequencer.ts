@@ -1,5 +1,5 @@
 /**
- * The order of one thread's broadcast events (docs/agui.md §10). Each event
+ * The order of one thread's broadcast events (docs/protocol.md §9). Each event
  * carries a per-run `seq` that restarts at 1 on `RUN_STARTED`; this is how a
  * replay after a reconnect, or a join from another tab, is applied once and
  * in order. Pure: events go in, the steps to take come out, in order; what a

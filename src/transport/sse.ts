@@ -1,5 +1,5 @@
 /**
- * Read a server-sent-event body (chunk-wire §7.2): bytes → UTF-8 text →
+ * Read a server-sent-event body (docs/protocol.md §6.4): bytes → UTF-8 text →
  * eventsource-parser → one `onData` call per event.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';

@@ -181,7 +181,7 @@ export class ThreadChannel implements IDisposable, ITurnChannel {
     const parsed = parseEvent(frame.payload);
     if (!parsed.ok) {
       this._router.turn?.diagnostic(
-        atSource(this._connection.url, parsed.reason, this._trans)
+        atSource(this._connection.url, parsed.problem, this._trans)
       );
       return;
     }

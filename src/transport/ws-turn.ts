@@ -3,6 +3,7 @@
  * connect and idle timeouts, Stop with its grace, and ending exactly once.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
+import { PromiseDelegate } from '@lumino/coreutils';
 import { runInput } from '../agui/request';
 import type { AguiThread } from '../agui/thread';
 import { cancelledByUser, type AguiRunMapper } from '../agui/to-chunk-frames';
@@ -33,7 +34,6 @@ export class WsTurn implements ITurnHandle {
     readonly sink: ITurnSink
   ) {
     const { url, connectTimeoutMs, idleTimeoutMs, trans } = _options;
-    this.done = new Promise(resolve => (this._resolveDone = resolve));
     this._connectTimer = setTimeout(
       () =>
         this.fail(
@@ -56,7 +56,9 @@ export class WsTurn implements ITurnHandle {
     );
   }
 
-  readonly done: Promise<void>;
+  get done(): Promise<void> {
+    return this._done.promise;
+  }
   /** The `ag_ui_run` frame went out. */
   runSent = false;
   /** Our `RUN_STARTED` arrived. */
@@ -157,7 +159,7 @@ export class WsTurn implements ITurnHandle {
     }
     this._channel?.release(this);
     this.sink.end(reason);
-    this._resolveDone();
+    this._done.resolve();
   }
 
   private _channel: ITurnChannel | null = null;
@@ -166,5 +168,5 @@ export class WsTurn implements ITurnHandle {
   private readonly _idle: IdleWatch;
   private _connectTimer: ReturnType<typeof setTimeout> | undefined;
   private _graceTimer: ReturnType<typeof setTimeout> | undefined;
-  private _resolveDone: () => void = () => undefined;
+  private readonly _done = new PromiseDelegate<void>();
 }

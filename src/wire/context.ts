@@ -2,7 +2,7 @@
  * What the workspace can tell the agent with a message, and how it goes on
  * the wire. Pure: no DOM, no JupyterLab imports.
  *
- * The wire form is the LangStage HTTP convention (chunk-wire §7.1), which
+ * The wire form is the LangStage HTTP convention (docs/protocol.md §6.2), which
  * the server extension and the kernel helper render as the trailing context
  * block (`jupyterlab_agent_panel/context.py`): `selection_metadata` is
  * `cell_<index>` (0-based cell index) for a notebook cell, `line_<n>` or

@@ -1,5 +1,5 @@
 /**
- * Decision and resume builders (chunk-wire §6.5–6.6). Every builder returns
+ * Decision and resume builders (docs/protocol.md §5.5–5.6). Every builder returns
  * exactly the JSON the producer expects, or throws an Error saying why not.
  */
 import type {

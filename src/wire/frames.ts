@@ -1,5 +1,5 @@
 /**
- * Validated chunk-wire frames (chunk-wire §1, §5, §11a).
+ * Validated chunk-wire frames (docs/protocol.md §2, §2.8–2.9).
  *
  * `decodeFrame` is the only place raw JSON is looked at: it accepts the
  * chunk wire (`{"status": …}`) and LangStage's event wire (`{"type": …}`),
@@ -7,11 +7,12 @@
  * `null` = missing). Anything it cannot use becomes an `ignored` frame or a
  * `{ok: false}` result naming the problem; it never throws.
  *
- * Panel-internal additions, produced only by the AG-UI adapter (docs/agui.md
- * §9) and never by a chunk-wire producer: the `state`, `activity` and
+ * Panel-internal additions, produced only by the AG-UI adapter (docs/protocol.md §2.7)
+ * and never by a chunk-wire producer: the `state`, `activity` and
  * `subagent` statuses, a `subagent` tag on streaming frames and
  * `interrupt_ids` on interrupt frames.
  */
+import { failure, type IFailure } from './problem';
 import {
   activityFrame,
   stateFrame,
@@ -46,7 +47,7 @@ export interface IWireExtraction {
   data: unknown;
 }
 
-/** The normalised interrupt payload as produced by core (§1.3, §6.2). */
+/** The normalised interrupt payload as produced by core (docs/protocol.md §2.3, §5.2). */
 export interface IWireInterrupt {
   action_requests: unknown[];
   review_configs: unknown[];
@@ -136,10 +137,9 @@ export type WireFrame =
   | ISubagentFrame
   | IIgnoredFrame;
 
-export type DecodeResult =
-  { ok: true; frame: WireFrame } | { ok: false; reason: string };
+export type DecodeResult = { ok: true; frame: WireFrame } | IFailure;
 
-/** Event-wire frame types this decoder understands (§11a). */
+/** Event-wire frame types this decoder understands (docs/protocol.md §2.8). */
 const EVENT_TYPES = new Set([
   'content',
   'reasoning',
@@ -161,14 +161,11 @@ export function decodeFrame(input: string | unknown): DecodeResult {
     try {
       value = JSON.parse(input);
     } catch (error) {
-      return { ok: false, reason: describeJsonError(input, error) };
+      return jsonFailure(input, error);
     }
   }
   if (!isObject(value)) {
-    return {
-      ok: false,
-      reason: `frame is not a JSON object (got ${describeType(value)})`
-    };
+    return failure('frame is not a JSON object (got %1)', describeType(value));
   }
   // `type` wins when it names an event-wire frame: the event wire's
   // `tool_end` carries its own `status` ("success"/"error").
@@ -184,12 +181,10 @@ export function decodeFrame(input: string | unknown): DecodeResult {
       frame: ignored(`unknown event type "${value.type}"`)
     };
   }
-  return {
-    ok: false,
-    reason: `frame has no string "status" or "type" (keys: ${
-      Object.keys(value).join(', ') || 'none'
-    })`
-  };
+  return failure(
+    'frame has no string "status" or "type" (keys: %1)',
+    Object.keys(value).join(', ') || 'none'
+  );
 }
 
 function decodeChunkFrame(status: string, raw: JsonObject): WireFrame {
@@ -485,18 +480,22 @@ function describeType(value: unknown): string {
 
 const EXCERPT_LENGTH = 80;
 
-function describeJsonError(text: string, error: unknown): string {
+function jsonFailure(text: string, error: unknown): IFailure {
   const message = errorMessage(error);
   const excerpt =
     text.length > EXCERPT_LENGTH ? `${text.slice(0, EXCERPT_LENGTH)}…` : text;
   const position = /at position (\d+)/.exec(message);
   if (position) {
-    return `invalid JSON at position ${position[1]}: ${excerpt}`;
+    return failure('invalid JSON at position %1: %2', position[1], excerpt);
   }
   if (/end of JSON input/i.test(message)) {
-    return `invalid JSON at position ${text.length} (cut short): ${excerpt}`;
+    return failure(
+      'invalid JSON at position %1 (cut short): %2',
+      text.length,
+      excerpt
+    );
   }
   // Engines that give no offset: keep their wording, minus the echoed text.
   const cause = message.replace(/, ".*" is not valid JSON$/s, '');
-  return `invalid JSON (${cause}): ${excerpt}`;
+  return failure('invalid JSON (%1): %2', cause, excerpt);
 }

@@ -1,7 +1,7 @@
 /**
  * Interrupt payloads: normalising a graph's raw interrupt value the way core
- * does (chunk-wire §6.2), and reading a normalised payload into review rows
- * (§6.3–6.4).
+ * does (docs/protocol.md §5.2), and reading a normalised payload into review rows
+ * (docs/protocol.md §5.3–5.4).
  */
 import type { IWireInterrupt } from './frames';
 import { isObject, type JsonObject } from './json';
@@ -158,7 +158,7 @@ function readActionRequest(
   if (!isObject(request)) {
     return {
       name: null,
-      // A bare-string request is the question itself (B, §6.3).
+      // A bare-string request is the question itself (B, docs/protocol.md §5.3).
       description:
         typeof request === 'string' ? request : JSON.stringify(request),
       args: undefined,
@@ -191,7 +191,7 @@ function readActionRequest(
   };
 }
 
-/** §6.4: the config at the same index if its name matches, else the first match. */
+/** docs/protocol.md §5.4: the config at the same index if its name matches, else the first match. */
 function findReviewConfig(
   reviewConfigs: unknown[],
   index: number,

@@ -1,6 +1,6 @@
 /**
  * The turn reducer: folds validated frames into an `ITurnState`
- * (chunk-wire §4). One reducer per turn; it never throws on frame content.
+ * (docs/protocol.md §4). One reducer per turn; it never throws on frame content.
  *
  * Cost per frame is O(1) amortised: deltas are appended to the open block in
  * place, tool cards are found through a map (by id) or a queue (FIFO), and
@@ -42,7 +42,7 @@ import {
   type TurnChange
 } from './types';
 
-/** The marker core appends to a capped tool result (§1.2). */
+/** The marker core appends to a capped tool result (docs/protocol.md §2.2). */
 const TRUNCATION_MARKER = '…(truncated)';
 
 // Item keys are unique across turns, so a view can key every item it shows.
@@ -173,7 +173,7 @@ export class TurnReducer {
         ...this.diagnostic(`dropped a malformed payload: ${problem}`)
       );
     }
-    // Core's collector handles every payload key; in this order (§5).
+    // Core's collector handles every payload key; in this order (docs/protocol.md §2.9).
     const { subagent } = frame;
     if (frame.chunk) {
       this._appendText(
@@ -372,7 +372,7 @@ export class TurnReducer {
       toolName: extraction.tool_name ?? this._lastResultCard?.name ?? 'tool',
       extractedType: extraction.extracted_type ?? '',
       data: extraction.data,
-      // Core sends an extraction right after its own tool result (§3.2).
+      // Core sends an extraction right after its own tool result (docs/protocol.md §3.2).
       toolKey: this._lastResultCard?.key ?? null
     };
     this._add(card, changes);
@@ -480,7 +480,7 @@ export class TurnReducer {
     changes.push({ type: 'added', item });
   }
 
-  /** FIFO pairing for results without an id (contract A, §4.5). */
+  /** FIFO pairing for results without an id (contract A, docs/protocol.md §4.5). */
   private _oldestPendingCard(): IToolCard | undefined {
     while (
       this._callQueueHead < this._callQueue.length &&
@@ -579,7 +579,7 @@ function sameSubagent(
   return (a?.id ?? null) === (b?.id ?? null);
 }
 
-/** §4.3: message ids decide when both sides have one, else the node does. */
+/** docs/protocol.md §4.3: message ids decide when both sides have one, else the node does. */
 function continuesTextBlock(
   block: ITextBlock,
   node: string | null,

@@ -2,7 +2,7 @@
  * The turn model: what one agent turn looks like once its frames are folded.
  *
  * Pure data, shared by every layer. See docs in `fixtures/chunk-wire/README.md`
- * and the chunk-wire reference (§4 reducer rules, §6 interrupts).
+ * and docs/protocol.md §4, §5 (reducer rules, interrupts).
  */
 
 /** The four canonical decision verbs, in canonical order. */
@@ -15,7 +15,7 @@ export const CANONICAL_VERBS: readonly DecisionVerb[] = [
   'approve'
 ];
 
-/** A decision answering one action request (chunk-wire §6.5). */
+/** A decision answering one action request (docs/protocol.md §5.5). */
 export type Decision =
   | { type: 'approve' }
   | { type: 'edit'; edited_action: { name: string; args: unknown } }
@@ -86,13 +86,13 @@ export interface IExtractionCard {
   toolKey: number | null;
 }
 
-/** One row of a review: an action request read as chunk-wire §6.3–6.4. */
+/** One row of a review: an action request read as docs/protocol.md §5.3–5.4. */
 export interface IActionRequest {
   /** Resolved name, or null when the placeholder "an action" applies. */
   name: string | null;
   description: string | null;
   args: unknown;
-  /** Allowed decisions for this row (§6.4). */
+  /** Allowed decisions for this row (docs/protocol.md §5.4). */
   allowed: DecisionVerb[];
   /** `review_configs[i].args_schema` when the producer gave one. */
   argsSchema: unknown;

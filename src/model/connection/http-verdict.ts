@@ -287,7 +287,7 @@ function classifyResponse(
     : classifyAguiGet(endpoint, url, response, trans);
 }
 
-/** chunk-wire §7.1: `{"status", "agent_loaded", "ready", "message", "agent_name"?}`. */
+/** docs/protocol.md §6.1: `{"status", "agent_loaded", "ready", "message", "agent_name"?}`. */
 function classifyChunkWireHealth(
   endpoint: IEndpointSettings,
   url: string,

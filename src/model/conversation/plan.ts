@@ -1,6 +1,6 @@
 /**
  * The agent's plan: the latest `todos` extraction of the conversation
- * (a `write_todos` result, chunk-wire §1.2), each later one replacing it.
+ * (a `write_todos` result, docs/protocol.md §2.2), each later one replacing it.
  */
 import {
   nullTranslator,

@@ -24,7 +24,7 @@ export type ExtractionRenderer = (
 const summary: ExtractionRenderer = (context, _, card) =>
   SummaryLineView.create(context, card);
 
-/** The dedicated renderers, by `extracted_type` (chunk-wire §1.2). */
+/** The dedicated renderers, by `extracted_type` (docs/protocol.md §2.2). */
 const renderers = new Map<string, ExtractionRenderer>([
   ['todos', TodosView.create],
   ['display_inline', DisplayInlineView.create],

@@ -7,7 +7,7 @@ import type { IItemView, IItemViewContext } from '../common/item-view';
 
 /**
  * One line for the extractions that report an event rather than data
- * (langstage-core's built-in extractors, chunk-wire §1.2), or null when the
+ * (langstage-core's built-in extractors, docs/protocol.md §2.2), or null when the
  * data is not what that extractor produces.
  */
 export function extractionSummary(
