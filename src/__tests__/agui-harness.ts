@@ -14,7 +14,8 @@ import { parseEvent, type IAguiEvent } from '../agui/events';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
 import { readSse } from '../transport/sse';
-import { decodeFrame, type WireFrame } from '../wire/frames';
+import { decodeFrame } from '../wire/frames';
+import { type WireFrame } from '../wire/frame-types';
 import { TurnReducer } from '../wire/reduce';
 import type { ITurnState } from '../wire/types';
 import {

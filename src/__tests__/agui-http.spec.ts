@@ -6,7 +6,7 @@ import { AguiHttpTransport } from '../transport/agui-http';
 import type { FetchLike } from '../transport/types';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
 import { parseSettings } from '../contracts/settings';
-import type { WireFrame } from '../wire/frames';
+import type { WireFrame } from '../wire/frame-types';
 import { TurnReducer } from '../wire/reduce';
 import { fixtureSse } from './agui-harness';
 import { ScriptedBody } from './http-fakes';

@@ -7,7 +7,7 @@ import { Gettext, nullTranslator } from '@jupyterlab/translation';
 import type { IWebSocketLike } from '../transport/chanx';
 import { AguiWsTransport } from '../transport/agui-ws';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
-import type { WireFrame } from '../wire/frames';
+import type { WireFrame } from '../wire/frame-types';
 import { TurnReducer } from '../wire/reduce';
 
 const URL = 'ws://127.0.0.1:9/ws/agent';

@@ -2,7 +2,8 @@
 import { nullTranslator } from '@jupyterlab/translation';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
-import { decodeFrame, type WireFrame } from '../wire/frames';
+import { decodeFrame } from '../wire/frames';
+import { type WireFrame } from '../wire/frame-types';
 
 export const trans = nullTranslator.load('jupyterlab_agent_panel');
 

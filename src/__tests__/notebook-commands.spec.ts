@@ -16,7 +16,7 @@ import { PROVENANCE_KEY } from '../notebook/cells';
 import {
   addNotebookCommands,
   NotebookCommandIDs as IDs
-} from '../notebook/commands';
+} from '../notebook/commands/index';
 import type { ConversationEntry } from '../notebook/conversation';
 import type { INotebookHost, IOpenNotebook } from '../notebook/host';
 import { DEFAULT_SETTINGS, type IPanelSettings } from '../contracts/settings';

@@ -10,7 +10,7 @@ import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
 import { PlanTracker } from '../model/conversation/plan';
 import { PROVENANCE_KEY } from '../notebook/cells';
 import type { INotebookHost, IOpenNotebook } from '../notebook/host';
-import { INSERT_PLAN_COMMAND as INSERT_PLAN } from '../notebook/commands';
+import { INSERT_PLAN_COMMAND as INSERT_PLAN } from '../notebook/commands/index';
 import { addPlanCommand } from '../notebook/commands/plan';
 import { DEFAULT_SETTINGS } from '../contracts/settings';
 import type { IAgentPanel } from '../tokens';

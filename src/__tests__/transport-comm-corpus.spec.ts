@@ -6,7 +6,7 @@
  */
 import { KernelCommTransport } from '../transport/comm';
 import { KernelBinding } from '../transport/kernel-binding';
-import type { WireFrame } from '../wire/frames';
+import type { WireFrame } from '../wire/frame-types';
 import { TurnReducer } from '../wire/reduce';
 import {
   FakeAgentHelper,

@@ -9,7 +9,7 @@ import * as path from 'path';
 import { CLIENT, KernelCommTransport } from '../transport/comm';
 import { KernelBinding } from '../transport/kernel-binding';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
-import type { WireFrame } from '../wire/frames';
+import type { WireFrame } from '../wire/frame-types';
 import { TurnReducer } from '../wire/reduce';
 import {
   FakeAgentHelper,

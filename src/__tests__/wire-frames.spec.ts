@@ -1,4 +1,5 @@
-import { decodeFrame, type WireFrame } from '../wire/frames';
+import { decodeFrame } from '../wire/frames';
+import { type WireFrame } from '../wire/frame-types';
 
 function decoded(input: unknown): WireFrame {
   const result = decodeFrame(input);

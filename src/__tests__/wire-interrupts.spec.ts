@@ -1,4 +1,4 @@
-import type { IWireInterrupt } from '../wire/frames';
+import type { IWireInterrupt } from '../wire/frame-types';
 import { readReviewRows } from '../wire/interrupts';
 
 function payload(partial: Partial<IWireInterrupt>): IWireInterrupt {

@@ -6,7 +6,7 @@
  */
 import { type IProblem, problem } from '../wire/problem';
 import { activityFrame, streamingFrame } from '../wire/frame-builders';
-import type { IActivityFrame, IStreamingFrame } from '../wire/frames';
+import type { IActivityFrame, IStreamingFrame } from '../wire/frame-types';
 import { isObject, type JsonObject } from '../wire/json';
 import { contentText, stringField } from './events';
 import type { AguiThread } from './thread';

@@ -22,7 +22,7 @@ import type {
   IStreamingFrame,
   ISubagentFrame,
   WireFrame
-} from '../wire/frames';
+} from '../wire/frame-types';
 import { normalizeInterrupt } from '../wire/interrupts';
 import { type IProblem, problem, problemText } from '../wire/problem';
 import { isObject } from '../wire/json';

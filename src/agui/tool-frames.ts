@@ -3,7 +3,7 @@
  * streamed events and the `MESSAGES_SNAPSHOT` reconciler.
  */
 import { streamingFrame, wireToolCall } from '../wire/frame-builders';
-import type { IStreamingFrame } from '../wire/frames';
+import type { IStreamingFrame } from '../wire/frame-types';
 
 /** A call with its complete argument text (parsed only now, docs/protocol.md §8.7). */
 export function toolCallFrame(

@@ -10,7 +10,7 @@ import {
   INSERT_PLAN_COMMAND,
   type INotebookCommandsOptions,
   NotebookCommandIDs
-} from '../notebook/commands';
+} from '../notebook/commands/index';
 import { NotebookHost } from '../notebook/host';
 import { IAgentPanel } from '../tokens';
 

@@ -9,7 +9,7 @@ import type {
   IStateFrame,
   IStreamingFrame,
   IWireToolCall
-} from './frames';
+} from './frame-types';
 
 /** The payload keys of a streaming frame (the others start empty). */
 export type StreamingPayload = Partial<

@@ -20,122 +20,18 @@ import {
   wireToolCall
 } from './frame-builders';
 import { errorMessage, isObject, type JsonObject } from './json';
+import type {
+  ICompleteFrame,
+  IErrorFrame,
+  IIgnoredFrame,
+  IInterruptFrame,
+  IStreamingFrame,
+  IWireExtraction,
+  IWireInterrupt,
+  IWireToolCall,
+  WireFrame
+} from './frame-types';
 import type { ISubagentTag, SubagentStatus } from './types';
-
-/** One element of a `tool_calls` payload. */
-export interface IWireToolCall {
-  /** Null when the producer gave none (the reducer shows "tool"). */
-  name: string | null;
-  args: unknown;
-  id: string | null;
-}
-
-/** A `tool_result` payload with its contract-B sibling keys. */
-export interface IWireToolResult {
-  /** The result as received (a string in practice). */
-  content: unknown;
-  id: string | null;
-  name: string | null;
-  /** `success` / `error`, or whatever unrecognised value was sent. */
-  tool_status: string | null;
-  duration_ms: number | null;
-}
-
-export interface IWireExtraction {
-  tool_name: string | null;
-  extracted_type: string | null;
-  data: unknown;
-}
-
-/** The normalised interrupt payload as produced by core (docs/protocol.md §2.3, §5.2). */
-export interface IWireInterrupt {
-  action_requests: unknown[];
-  review_configs: unknown[];
-  /** Raw verbs as sent; `null` when the key was missing. */
-  allowed_decisions: string[] | null;
-}
-
-export interface IStreamingFrame {
-  status: 'streaming';
-  chunk: string | null;
-  node: string | null;
-  message_id: string | null;
-  reasoning: string | null;
-  tool_calls: IWireToolCall[] | null;
-  tool_result: IWireToolResult | null;
-  extraction: IWireExtraction | null;
-  /** Payload keys that were present but malformed, each with the reason. */
-  problems: string[];
-  /** The subagent that produced the payload (AG-UI only). */
-  subagent?: ISubagentTag;
-}
-
-export interface IInterruptFrame {
-  status: 'interrupt';
-  interrupt: IWireInterrupt;
-  /** The producer's interrupt ids, when it revealed them (AG-UI only). */
-  interrupt_ids?: string[];
-}
-
-/** The agent's whole shared state after a snapshot or a patch (AG-UI only). */
-export interface IStateFrame {
-  status: 'state';
-  state: unknown;
-}
-
-/** An activity at its latest content (AG-UI only). */
-export interface IActivityFrame {
-  status: 'activity';
-  id: string;
-  activity_type: string;
-  content: unknown;
-  subagent?: ISubagentTag;
-}
-
-/** A subagent run started, finished, paused or failed (AG-UI only). */
-export interface ISubagentFrame {
-  status: 'subagent';
-  id: string;
-  name: string | null;
-  description: string | null;
-  parent_id: string | null;
-  subagent_status: SubagentStatus;
-  message: string | null;
-}
-
-export interface ICompleteFrame {
-  status: 'complete';
-  outcome: 'complete' | 'interrupted' | null;
-}
-
-export interface IErrorFrame {
-  status: 'error';
-  error: string;
-  traceback: string | null;
-}
-
-export interface ICancelledFrame {
-  status: 'cancelled';
-  message: string | null;
-}
-
-/** A well-formed frame the panel has no use for (forward compatibility). */
-export interface IIgnoredFrame {
-  status: 'ignored';
-  /** Why, e.g. `unknown status "heartbeat"`. */
-  reason: string;
-}
-
-export type WireFrame =
-  | IStreamingFrame
-  | IInterruptFrame
-  | ICompleteFrame
-  | IErrorFrame
-  | ICancelledFrame
-  | IStateFrame
-  | IActivityFrame
-  | ISubagentFrame
-  | IIgnoredFrame;
 
 export type DecodeResult = { ok: true; frame: WireFrame } | IFailure;
 

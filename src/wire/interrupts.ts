@@ -3,7 +3,7 @@
  * does (docs/protocol.md §5.2), and reading a normalised payload into review rows
  * (docs/protocol.md §5.3–5.4).
  */
-import type { IWireInterrupt } from './frames';
+import type { IWireInterrupt } from './frame-types';
 import { isObject, type JsonObject } from './json';
 import {
   CANONICAL_VERBS,

@@ -15,7 +15,7 @@ import type {
   IWireToolCall,
   IWireToolResult,
   WireFrame
-} from './frames';
+} from './frame-types';
 import { reviewRowCount } from './decisions';
 import { readReviewRows } from './interrupts';
 import { isObject } from './json';

@@ -2,7 +2,7 @@
  * What the panel asks of a producer for one turn and how the answer comes
  * back: the shapes every transport and the model share. Pure data.
  */
-import type { WireFrame } from './frames';
+import type { WireFrame } from './frame-types';
 import type { Decision } from './types';
 
 /** Workspace context that accompanies a chat message (LangStage HTTP names). */

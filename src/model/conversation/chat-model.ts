@@ -13,7 +13,7 @@ import type {
   TurnRefusal,
   TurnRequest
 } from '../../wire/turn';
-import type { WireFrame } from '../../wire/frames';
+import type { WireFrame } from '../../wire/frame-types';
 import { buildResume, reviewRowCount } from '../../wire/decisions';
 import { applyLocalEvent, TurnReducer } from '../../wire/reduce';
 import type {
