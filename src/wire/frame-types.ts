@@ -1,7 +1,8 @@
 /**
  * The frames the panel reads (docs/protocol.md §2): contract B's shapes,
  * every B key optional, `null` = missing, plus the panel-internal `state`,
- * `activity` and `subagent` frames of the AG-UI adapter (§2.7).
+ * `activity` and `subagent` frames of the AG-UI adapter (docs/protocol.md
+ * §2.7).
  */
 import type { ISubagentTag, SubagentStatus } from './types';
 
