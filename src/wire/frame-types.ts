@@ -1,8 +1,7 @@
 /**
  * The frames the panel reads (docs/protocol.md §2): contract B's shapes,
- * every B key optional, `null` = missing, plus the panel-internal `state`,
- * `activity` and `subagent` frames of the AG-UI adapter (docs/protocol.md
- * §2.7).
+ * every B key optional, `null` = missing, plus the panel-internal frames of
+ * the AG-UI adapter: `state`, `activity`, `subagent` (docs/protocol.md §2.7).
  */
 import type { ISubagentTag, SubagentStatus } from './types';
 
