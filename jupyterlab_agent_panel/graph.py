@@ -114,18 +114,24 @@ async def has_pending_interrupt(agent: Any, thread_id: str) -> bool:
     without a LangGraph graph), the answer is True: the resume goes ahead as it
     always did.
     """
+    pending = await pending_interrupts(agent, thread_id)
+    return pending is None or len(pending) > 0
+
+
+async def pending_interrupts(agent: Any, thread_id: str) -> Optional[list]:
+    """The LangGraph ``Interrupt`` objects ``thread_id`` waits on, or ``None`` if unreadable."""
     graph = getattr(agent, "graph", None)
     if graph is None or not hasattr(graph, "aget_state"):
-        return True
+        return None
     try:
         state = await graph.aget_state({"configurable": {"thread_id": thread_id}})
     except Exception:  # noqa: BLE001 - unreadable state: do not block the resume
         logger.warning("agent-panel: cannot read the state of thread %r", thread_id, exc_info=True)
-        return True
+        return None
     interrupts = getattr(state, "interrupts", None)
     if interrupts is None:  # LangGraph before StateSnapshot.interrupts
         interrupts = [i for task in getattr(state, "tasks", ()) for i in getattr(task, "interrupts", ())]
-    return len(interrupts) > 0
+    return list(interrupts)
 
 
 def _as_list(extractors: Any) -> list:

@@ -3,30 +3,36 @@
 ``%load_ext jupyterlab_agent_panel`` serves the default graph; ``serve(...)``
 chooses (or switches) the graph. The panel opens the comm; this module answers
 ``start_turn`` / ``resume`` / ``cancel`` / ``health`` with ``hello`` / ``frame`` /
-``turn_end`` / ``rejected``. Turns run on :class:`~.kernel_turns.TurnLoop`'s
+``turn_end`` / ``rejected``. Turns run on a :class:`~.worker_loop.WorkerLoop`'s
 thread, never inside a comm handler, and what the agent prints during a turn is
 kept out of the cells (:mod:`.kernel_output`); read it with
 :meth:`AgentPanelServer.captured_output`.
 """
 from __future__ import annotations
 
+import contextvars
 import logging
 import sys
 import threading
 from collections import OrderedDict
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from .context import CONTEXT_FIELDS, message_with_context
+from .decisions import decision_shape_problem
 from .graph import LoadedAgent, load_agent
+from .json_limits import DEFAULT_MAX_BODY_BYTES, json_problem, length_problem
 from .kernel_output import OutputCapture, TurnOutput
-from .kernel_turns import Turn, TurnLoop
+from .kernel_turns import Turn
 from .turn_driver import TurnRequest
+from .worker_loop import WorkerLoop
 
 logger = logging.getLogger(__name__)
 
 COMM_TARGET = "agent_panel"
 PROTOCOL = 1
 KEPT_TURN_OUTPUTS = 32
+# The HTTP routes' default body limit applies to each comm message (docs/protocol.md §7.3).
+MAX_MESSAGE_BYTES = DEFAULT_MAX_BODY_BYTES
 NOT_SERVING = "No graph is served: run jupyterlab_agent_panel.serve(...) in this kernel."
 
 
@@ -45,10 +51,24 @@ class _Connection:
     def __init__(self, comm: Any):
         self.comm = comm
         self.closed = False
+        self._context = contextvars.copy_context()  # made in the handler of the panel's comm_open
+
+    def heard(self) -> None:
+        """Note the panel's latest message; called in its handler (ipykernel's parent is a context variable)."""
+        self._context = contextvars.copy_context()
 
     def send(self, data: dict) -> None:
         if not self.closed:
             self.comm.send(data)
+
+    def send_unprompted(self, data: dict) -> None:
+        """Send outside any panel request (the hello after ``serve()``), as a reply to its latest message.
+
+        ipykernel 7 routes a comm's next incoming messages to the subshell of the
+        last message the comm published; sent from a cell, on the main shell, this
+        hello would route the panel's next messages behind the running cells.
+        """
+        self._context.copy().run(self.send, data)
 
 
 class AgentPanelServer:
@@ -65,7 +85,7 @@ class AgentPanelServer:
         self._turn_on_thread: dict[str, Turn] = {}
         self._outputs: OrderedDict[str, TurnOutput] = OrderedDict()
         self._capture = OutputCapture()
-        self._loop = TurnLoop()
+        self._loop = WorkerLoop("agent-panel-turns")
         self._comm_manager = comm_manager
         comm_manager.register_target(COMM_TARGET, self._on_open)
 
@@ -84,7 +104,7 @@ class AgentPanelServer:
             connections = list(self._connections.values())
         hello = self._hello()
         for connection in connections:
-            self._send_safely(connection, hello)
+            _send_safely(connection.send_unprompted, hello)
 
     def health(self) -> dict:
         """The ``hello`` / ``GET health`` fields (docs/protocol.md §6.1)."""
@@ -154,29 +174,27 @@ class AgentPanelServer:
             self._loop.call(turn.cancel)
 
     def _on_msg(self, connection: _Connection, msg: dict) -> None:
+        connection.heard()
         data = msg.get("content", {}).get("data")
-        turn_id = data.get("turn_id") if isinstance(data, dict) else None
+        problem = json_problem(data, what="the message", max_bytes=MAX_MESSAGE_BYTES, unicode_only=True)
+        turn_id = _answerable_turn_id(data)
         try:
+            if problem is not None:
+                raise _Rejected("too_large" if problem.too_large else "bad_request", problem.message)
             self._dispatch(connection, data)
         except _Rejected as rejection:
             reply = {"type": "rejected", "reason": rejection.reason, "detail": rejection.detail}
             if isinstance(turn_id, str):
                 reply["turn_id"] = turn_id
-            self._send_safely(connection, reply)
+            _send_safely(connection.send, reply)
         except Exception as exc:  # noqa: BLE001 - a helper bug must not take the kernel down
             logger.exception("agent_panel: could not handle a comm message")
             if isinstance(turn_id, str):  # end the panel's turn instead of leaving it waiting
                 error = f"agent_panel kernel helper failed: {type(exc).__name__}: {exc}"
                 frame = {"type": "frame", "turn_id": turn_id, "seq": 0,
                          "frame": {"status": "error", "error": error}}
-                self._send_safely(connection, frame)
-                self._send_safely(connection, {"type": "turn_end", "turn_id": turn_id, "outcome": "error"})
-
-    def _send_safely(self, connection: _Connection, data: dict) -> None:
-        try:
-            connection.send(data)
-        except Exception:  # noqa: BLE001
-            logger.exception("agent_panel: could not send %s", data.get("type"))
+                _send_safely(connection.send, frame)
+                _send_safely(connection.send, {"type": "turn_end", "turn_id": turn_id, "outcome": "error"})
 
     def _dispatch(self, connection: _Connection, data: Any) -> None:
         if not isinstance(data, dict):
@@ -192,7 +210,7 @@ class AgentPanelServer:
             turn_id, thread_id = _turn_ids(data)
             self._launch(connection, turn_id, thread_id, "", resume=_resume_value(data))
         elif kind == "cancel":
-            self._cancel(_required_string(data, "turn_id"))
+            self._cancel(_id(data, "turn_id"))
         elif kind == "health":
             connection.send(self._hello())
         else:
@@ -228,7 +246,7 @@ class AgentPanelServer:
             self._turns[turn_id] = turn
             self._turn_on_thread[thread_id] = turn
             # Scheduled under the lock so a cancel found in _turns always runs after the start.
-            self._loop.start(turn)
+            self._loop.call(turn.start)
 
     def _cancel(self, turn_id: str) -> None:
         with self._lock:
@@ -258,14 +276,38 @@ class AgentPanelServer:
         return {"type": "hello", "protocol": PROTOCOL, "agent_name": None, **self.health()}
 
 
+def _send_safely(send: Callable[[dict], None], data: dict) -> None:
+    try:
+        send(data)
+    except Exception:  # noqa: BLE001
+        logger.exception("agent_panel: could not send %s", data.get("type"))
+
+
+def _answerable_turn_id(data: Any) -> Optional[str]:
+    """The message's ``turn_id`` if a reply can carry it (a string the panel could have sent)."""
+    turn_id = data.get("turn_id") if isinstance(data, dict) else None
+    if not isinstance(turn_id, str) or length_problem("turn_id", turn_id):
+        return None
+    # A lone surrogate cannot be encoded into a kernel message: the reply would never leave.
+    return turn_id if json_problem(turn_id, what="turn_id", unicode_only=True) is None else None
+
+
 def _turn_ids(data: dict) -> tuple[str, str]:
-    return _required_string(data, "turn_id"), _required_string(data, "thread_id")
+    return _id(data, "turn_id"), _id(data, "thread_id")
 
 
 def _required_string(data: dict, field: str) -> str:
     value = data.get(field)
     if not isinstance(value, str) or not value:
         raise _Rejected("bad_request", f"missing field {field!r} (a non-empty string)")
+    return value
+
+
+def _id(data: dict, field: str) -> str:
+    value = _required_string(data, field)
+    problem = length_problem(field, value)
+    if problem is not None:
+        raise _Rejected("bad_request", problem)
     return value
 
 
@@ -292,6 +334,9 @@ def _resume_value(data: dict) -> Any:
         raise _Rejected("bad_request", "missing field 'decisions' (a list)")
     if not isinstance(data["decisions"], list):
         raise _Rejected("bad_request", "field 'decisions' must be a list")
+    problem = decision_shape_problem(data["decisions"])
+    if problem is not None:
+        raise _Rejected("bad_request", problem)
     # The same envelope the HTTP resume route builds (docs/protocol.md §5.6).
     return {"decisions": data["decisions"]}
 

@@ -1,15 +1,15 @@
 """Process-wide state of the server extension: the configured agents and their hosts."""
 from __future__ import annotations
 
-import asyncio
 import re
 from typing import Any, Optional
 
-from traitlets import Dict, List, Unicode, validate
+from traitlets import Dict, Float, Int, List, Unicode, validate
 from traitlets.config import LoggingConfigurable
 
 from .agent_host import AgentHost
 from .graph import SPEC_ENV
+from .json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
 
 DEFAULT_AGENT = "default"
 AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
@@ -48,18 +48,48 @@ class AgentPanel(LoggingConfigurable):
         config=True,
         help=(
             "More agents, each served at agent-panel/agents/<name>/ with the same routes "
-            "as the default one. Maps a name (letters, digits, '_', '.', '-') to a spec "
+            "as the default one. Maps a name (letters, digits, '_', '.', '-'; at most "
+            f"{MAX_NAME_CHARS} characters) to a spec "
             "string, or to {'spec': <spec>, 'extractors': [<spec>, ...]}. Invalid entries "
             "are logged and left out."
         ),
     )
 
+    max_body_bytes = Int(
+        DEFAULT_MAX_BODY_BYTES,
+        config=True,
+        help="The largest request body the agent-panel routes read, in bytes; a larger one gets 413.",
+    )
+    load_timeout_seconds = Float(
+        30.0,
+        config=True,
+        help=(
+            "How long a request waits for an agent to load. A load that takes longer goes on "
+            "in its own thread; meanwhile the agent answers 503 (health: 'loading')."
+        ),
+    )
+    load_retry_seconds = Float(
+        30.0,
+        config=True,
+        help=(
+            "After a failed load, how long the failure is reported before the agent is loaded "
+            "again. A change to the graph's .py file retries at once."
+        ),
+    )
+
     def __init__(self, *, base_dir: Optional[str] = None, **kwargs: Any):
         super().__init__(**kwargs)
-        load_lock = asyncio.Lock()
 
         def make_host(name: str, spec: Optional[str], extractor_specs: list) -> AgentHost:
-            return AgentHost(name, spec, extractor_specs, base_dir=base_dir, load_lock=load_lock, log=self.log)
+            return AgentHost(
+                name,
+                spec,
+                extractor_specs,
+                base_dir=base_dir,
+                load_timeout=self.load_timeout_seconds,
+                load_retry=self.load_retry_seconds,
+                log=self.log,
+            )
 
         self.default = make_host(DEFAULT_AGENT, self.agent_spec or None, self.extractors)
         # Read once: agents configured after the server started are not served.
@@ -73,6 +103,11 @@ class AgentPanel(LoggingConfigurable):
     def hosts(self) -> list:
         """Every host, the default one first."""
         return [self.default, *self.named.values()]
+
+    def close(self) -> None:
+        """Cancel every running turn and stop the agents' event loops."""
+        for host in self.hosts:
+            host.close()
 
     @validate("agents")
     def _valid_agents(self, proposal) -> dict:
@@ -90,6 +125,8 @@ def agent_entry(name: Any, entry: Any) -> dict:
     """``entry`` as ``{"spec": str, "extractors": [str, ...]}``; ValueError says what is wrong."""
     if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
         raise ValueError("a name may only contain letters, digits, '_', '.' and '-'")
+    if len(name) > MAX_NAME_CHARS:
+        raise ValueError(f"a name has at most {MAX_NAME_CHARS} characters")
     if name in (".", ".."):
         raise ValueError("'.' and '..' cannot be a URL path segment")
     if name == DEFAULT_AGENT:

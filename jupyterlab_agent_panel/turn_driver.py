@@ -5,21 +5,35 @@ I/O. The frames come from ``langstage_core.agui.iter_chunk_frames``. The first
 terminal frame ends the turn and anything after it is dropped; a cancelled turn
 ends with :data:`CANCELLED_FRAME`, one that raised with an ``error`` frame naming
 the exception, and one whose stream stopped without a terminal frame with
-:data:`NO_TERMINAL_FRAME`.
+:data:`NO_TERMINAL_FRAME`. A resume that answers nothing pending, or answers it
+wrongly, is refused before anything runs (:class:`Refusal`).
+
+The turn runs on a worker loop (:mod:`.worker_loop`); ``cancel`` may come from
+another thread, so which terminal frame wins is decided under a lock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Optional
 
-from .graph import LoadedAgent, has_pending_interrupt
+from .decisions import pending_problem
+from .graph import NOTHING_PENDING, LoadedAgent, pending_interrupts
 
 TERMINAL_STATUSES = frozenset({"complete", "error", "cancelled"})
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
 NO_TERMINAL_FRAME = {"status": "error", "error": "the graph's stream ended without a terminal frame"}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a turn did not run: ``nothing_pending`` (HTTP 409) or ``bad_request`` (400)."""
+
+    reason: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -32,9 +46,26 @@ class TurnRequest:
     resume: Any = None
     max_result_len: int = 500
 
-    async def may_run(self) -> bool:
-        """False for a resume with no interrupt waiting: running it would answer nothing."""
-        return self.resume is None or await has_pending_interrupt(self.loaded.agent, self.thread_id)
+    async def refusal(self) -> Optional[Refusal]:
+        """Why this turn may not run, or ``None``: only a resume can be refused.
+
+        A resume needs an interrupt waiting (else running it would answer nothing),
+        and a ``{"decisions": [...]}`` resume must answer that interrupt's review.
+        When the state cannot be read, the resume goes ahead as it always did.
+        """
+        if self.resume is None:
+            return None
+        pending = await pending_interrupts(self.loaded.agent, self.thread_id)
+        if pending is None:
+            return None
+        if not pending:
+            return Refusal("nothing_pending", NOTHING_PENDING)
+        decisions = self.resume.get("decisions") if isinstance(self.resume, dict) else None
+        if isinstance(decisions, list):
+            problem = pending_problem(decisions, [getattr(i, "value", None) for i in pending])
+            if problem is not None:
+                return Refusal("bad_request", f"The decisions do not answer the pending review: {problem}")
+        return None
 
     def frames(self) -> AsyncGenerator[dict, None]:
         from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
@@ -65,17 +96,24 @@ class TurnDriver:
         self._send = send
         self._end = end
         self._interrupted = False
+        self._lock = threading.Lock()
         self.ended = False
+        self.refused: Optional[Refusal] = None
 
     async def run(self, request: TurnRequest, started: Optional[Callable[[], Awaitable[None]]] = None) -> bool:
-        """Run the turn to its end; False (and nothing sent) if ``request`` may not run.
+        """Run the turn to its end; False (nothing sent, :attr:`refused` says why) if refused.
 
         ``started`` is awaited once the turn may run, before its first frame.
         A cancellation ends the turn, then propagates.
         """
         try:
-            if not await request.may_run():
-                self.ended = True
+            refusal = await request.refusal()
+            if refusal is not None:
+                with self._lock:
+                    if self.ended:  # a cancel came first and ended the turn
+                        return True
+                    self.ended = True
+                    self.refused = refusal
                 return False
             if started is not None:
                 await started()
@@ -98,11 +136,8 @@ class TurnDriver:
         return True
 
     def cancel(self) -> bool:
-        """End the turn as cancelled now; False if it had already ended."""
-        if self.ended:
-            return False
-        self._finish(CANCELLED_FRAME)
-        return True
+        """End the turn as cancelled now (from any thread); False if it had already ended."""
+        return self._finish(CANCELLED_FRAME)
 
     def _note(self, frame: dict) -> None:
         status = frame.get("status")
@@ -116,9 +151,11 @@ class TurnDriver:
             return status
         return "interrupted" if self._interrupted else "complete"
 
-    def _finish(self, terminal: dict, failure: Optional[Exception] = None) -> None:
-        if self.ended:
-            return
-        self.ended = True
+    def _finish(self, terminal: dict, failure: Optional[Exception] = None) -> bool:
+        with self._lock:
+            if self.ended:
+                return False
+            self.ended = True
         self._note(terminal)
         self._end(TurnEnd(terminal, self._outcome(terminal), failure))
+        return True

@@ -16,6 +16,7 @@ from tornado.httpclient import HTTPClientError
 from traitlets.config import Config
 
 from helpers import RawResponse, parse_sse
+from kernel_comm_client import KernelUnderTest, PanelComm
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -38,6 +39,13 @@ def jp_server_config(agent_panel_config):
             "AgentPanel": agent_panel_config,
         }
     )
+
+
+@pytest.fixture
+def jp_serverapp(jp_serverapp):
+    """pytest-jupyter's server; its agents' event loops are stopped at teardown."""
+    yield jp_serverapp
+    jp_serverapp.web_app.settings["jupyterlab_agent_panel"].close()
 
 
 @pytest.fixture
@@ -151,3 +159,17 @@ def raw_post(jp_serverapp, http_server, jp_http_port, jp_base_url):
     yield post
     for response in opened:
         response.close()
+
+
+@pytest.fixture(scope="module")
+def panel():
+    """A real kernel serving the demo graph (``%load_ext``) and the panel's open comm; one per module."""
+    kernel = KernelUnderTest()
+    try:
+        assert kernel.execute("%load_ext jupyterlab_agent_panel").ok
+        comm = PanelComm(kernel)
+        comm.open()
+        comm.wait(lambda d: d.get("type") == "hello")
+        yield comm
+    finally:
+        kernel.shutdown()

@@ -156,6 +156,19 @@ class PanelComm:
         """Send one panel message; returns the msg_id of the ``comm_msg`` carrying it."""
         return self._send("comm_msg", {"comm_id": self.comm_id, "data": data})
 
+    def send_raw(self, data_json: str) -> str:
+        """Send a ``comm_msg`` whose ``data`` is this JSON text, exactly as written.
+
+        What a client's JSON encoder would refuse to write (a lone surrogate, a
+        nesting deeper than Python's recursion limit) reaches the kernel this way.
+        """
+        msg = self.kernel.client.session.msg("comm_msg", {})
+        msg["content"] = f'{{"comm_id": "{self.comm_id}", "data": {data_json}}}'.encode()
+        if self.subshell_id is not None:
+            msg["header"]["subshell_id"] = self.subshell_id
+        self.kernel.client.shell_channel.send(msg)
+        return msg["header"]["msg_id"]
+
     def close(self) -> None:
         if not self.closed:
             self.closed = True

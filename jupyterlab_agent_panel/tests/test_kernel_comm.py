@@ -420,3 +420,33 @@ def test_chat_and_cancel_over_a_subshell_while_a_cell_runs(kernel):
     assert end["content"]["data"]["outcome"] == "cancelled"
     assert kernel_time(end) < kernel_time(cell.reply)
     panel.close()
+
+
+def test_a_graph_served_after_the_comm_opened_still_answers_on_the_subshell(kernel):
+    # The README's order: the panel's comm is open (on its subshell) before the
+    # notebook runs serve(...). serve()'s hello to the open comms is sent from the
+    # cell, on the main shell; ipykernel 7 routes a comm's next incoming messages
+    # to the subshell of the last message it published, so that hello must not
+    # pull the panel's messages back behind the running cells.
+    subshell_id = kernel.create_subshell()
+    panel, _ = open_panel(kernel, subshell_id)
+    serve(kernel, graph_spec("kernel_slow:silent_graph"))
+    panel.wait(lambda d: d.get("type") == "hello" and d.get("agent_name") == "Kernel Silent")
+    long_cell = kernel.start_execute("import time\ntime.sleep(5)")
+    time.sleep(0.3)  # the cell is sleeping
+
+    started_at = time.monotonic()
+    turn_id = panel.start_turn("go", new_thread())
+    first = wait_first_frame(panel, turn_id)
+    first_frame_s = time.monotonic() - started_at
+    cancelled_at = time.monotonic()
+    panel.cancel(turn_id)
+    end = panel.wait_turn_end(turn_id, timeout=10)
+    cancel_s = time.monotonic() - cancelled_at
+    cell = kernel.finish_execute(long_cell)
+
+    assert first_frame_s < 1.0, f"the first frame took {first_frame_s:.2f} s"
+    assert cancel_s < 1.0, f"cancel took {cancel_s:.2f} s"
+    assert kernel_time(first) < kernel_time(end) < kernel_time(cell.reply)
+    assert end["content"]["data"]["outcome"] == "cancelled"
+    panel.close()

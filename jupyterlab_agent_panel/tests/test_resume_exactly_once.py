@@ -16,7 +16,7 @@ import pytest
 
 from helpers import assert_one_terminal_last, parse_sse, text_of
 from jupyterlab_agent_panel.graph import NOTHING_PENDING, has_pending_interrupt, load_agent
-from kernel_comm_client import KernelUnderTest, PanelComm, frames_of
+from kernel_comm_client import PanelComm, frames_of
 
 APPROVE = [{"type": "approve"}]
 RESUMED = "Resumed. Your decision was: {'decisions': [{'type': 'approve'}]}."
@@ -104,19 +104,6 @@ async def test_two_concurrent_resumes_run_the_graph_once(run_turn, post_json):
 
 
 # -- the kernel comm helper --------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def panel():
-    kernel = KernelUnderTest()
-    try:
-        assert kernel.execute("%load_ext jupyterlab_agent_panel").ok
-        comm = PanelComm(kernel)
-        comm.open()
-        comm.wait(lambda d: d.get("type") == "hello")
-        yield comm
-    finally:
-        kernel.shutdown()
 
 
 def resume_outcome(panel: PanelComm, thread_id: str) -> tuple[str, list]:

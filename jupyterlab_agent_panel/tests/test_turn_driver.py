@@ -48,13 +48,12 @@ class Recorder:
 class ScriptedRequest:
     """A request whose stream is a plain async generator (what core never does)."""
 
-    def __init__(self, frames, may_run: bool = True):
+    def __init__(self, frames):
         self._frames = frames
-        self._may_run = may_run
         self.closed = False
 
-    async def may_run(self) -> bool:
-        return self._may_run
+    async def refusal(self):
+        return None
 
     async def frames(self):
         try:

@@ -73,6 +73,9 @@ export class FakeComm {
   onClose: (msg: KernelMessage.ICommCloseMsg) => void | PromiseLike<void> =
     () => undefined;
   kernelSide: KernelSideComm | null = null;
+  /** As services' CommHandler: how comms use subshells, and when its subshell runs. */
+  commsOverSubshells: string | undefined = undefined;
+  subshellStarted: Promise<void> | undefined = undefined;
   /** Every value an `onMsg` returned: a promise would stall the kernel. */
   readonly handlerResults: unknown[] = [];
 
@@ -152,6 +155,12 @@ export class FakeKernel implements ICommKernel {
 
   status: Kernel.Status = 'idle';
   connectionStatus: Kernel.ConnectionStatus = 'connected';
+  /** Kernel info and subshells (JEP 91): a kernel without them by default. */
+  info: Promise<unknown> = Promise.resolve({});
+  supportsSubshells = false;
+  /** Each new comm's `commsOverSubshells`, and the promise its subshell start settles. */
+  commsOverSubshells = 'perCommTarget';
+  subshellStarted: Promise<void> = Promise.resolve();
   readonly statusChanged = new TrackedSignal<this, Kernel.Status>(this);
   readonly connectionStatusChanged = new TrackedSignal<
     this,
@@ -179,6 +188,8 @@ export class FakeKernel implements ICommKernel {
       throw new Error('Kernel connection is disposed');
     }
     const comm = new FakeComm(this, targetName, commId);
+    comm.commsOverSubshells = this.commsOverSubshells;
+    comm.subshellStarted = this.subshellStarted;
     this.comms.set(commId, comm);
     this.created.push(comm);
     return comm as unknown as Kernel.IComm;

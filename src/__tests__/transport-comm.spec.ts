@@ -5,6 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { PromiseDelegate } from '@lumino/coreutils';
 
 import { CLIENT, KernelCommTransport } from '../transport/comm';
 import { KernelBinding } from '../transport/kernel-binding';
@@ -501,6 +502,78 @@ describe('KernelCommTransport: stop', () => {
     expect(sink.ends).toEqual([undefined]);
     expect(env.helper.turns).toEqual([]);
     expect(env.helper.cancels).toEqual([]);
+  });
+});
+
+describe('KernelCommTransport: subshells', () => {
+  it('opens the comm once its subshell runs, so a running cell does not delay it', async () => {
+    const env = setup();
+    env.kernel.supportsSubshells = true;
+    const subshell = new PromiseDelegate<void>();
+    env.kernel.subshellStarted = subshell.promise;
+    const sink = new ReducerSink();
+    const handle = env.transport.startTurn(chat(), sink);
+    await flush();
+
+    expect(env.kernel.created).toHaveLength(1);
+    expect(env.helper.sides).toEqual([]); // no comm_open yet: it would go to the main shell
+    subshell.resolve();
+    await flush();
+    expect(env.helper.sides).toHaveLength(1);
+    expect(env.helper.turns).toHaveLength(1);
+
+    env.kernel.setStatus('busy');
+    handle.stop();
+    expect(sink.state.diagnostics).toEqual([]); // Stop reaches the subshell at once
+  });
+
+  it('gives up on a comm whose subshell does not start, without opening it', async () => {
+    const env = setup({ connectTimeoutMs: 50 });
+    env.kernel.supportsSubshells = true;
+    env.kernel.subshellStarted = new Promise<void>(() => undefined);
+    const sink = new ReducerSink();
+    const handle = env.transport.startTurn(chat(), sink);
+    await handle.done;
+
+    expect(sink.ends[0]).toContain('No answer from the agent_panel comm');
+    const [comm] = env.kernel.created;
+    expect(comm.isDisposed).toBe(true);
+    expect(env.helper.sides).toEqual([]); // no comm_open reached the kernel
+  });
+
+  it('says why a new turn and Stop wait while a cell runs on a kernel without subshells', async () => {
+    const env = setup();
+    env.kernel.setStatus('busy');
+    const { sink, handle } = await startTurn(env);
+    handle.stop();
+
+    const reason =
+      'the kernel has no subshells (ipykernel 7 and later have them)';
+    expect(sink.state.diagnostics).toEqual([
+      `The agent starts when the running cell of Untitled.ipynb ends: ${reason}.`,
+      `Stop reaches the kernel of Untitled.ipynb when its running cell ends: ${reason}.`
+    ]);
+  });
+
+  it('names the setting when comms over subshells are turned off', async () => {
+    const env = setup();
+    env.kernel.supportsSubshells = true;
+    env.kernel.commsOverSubshells = 'disabled';
+    env.kernel.subshellStarted = new Promise<void>(() => undefined); // never, as services does
+    env.kernel.setStatus('busy');
+    const { sink } = await startTurn(env);
+
+    expect(sink.state.diagnostics).toEqual([
+      'The agent starts when the running cell of Untitled.ipynb ends: comms over subshells are turned off (Settings › Kernels › Kernel Comms over subshells).'
+    ]);
+  });
+
+  it('says nothing while the kernel is idle', async () => {
+    const env = setup();
+    const { sink, handle } = await startTurn(env);
+    handle.stop();
+
+    expect(sink.state.diagnostics).toEqual([]);
   });
 });
 

@@ -93,20 +93,11 @@ export class AgentChannel implements IDisposable {
       this._comm = kernel.createComm(target);
       this._comm.onMsg = this._onMsg;
       this._comm.onClose = this._onCommClose;
-      this._comm.open({ protocol: COMM_PROTOCOL, client });
     } catch (error) {
-      this._close(
-        new ChannelError(
-          'unreachable',
-          this._trans.__(
-            'Cannot open the %1 comm in the kernel of %2: %3',
-            target,
-            this.where,
-            errorMessage(error)
-          )
-        )
-      );
+      this._failToOpen(error);
+      return;
     }
+    void this._open(this._comm, client);
   }
 
   readonly kernel: ICommKernel;
@@ -129,6 +120,15 @@ export class AgentChannel implements IDisposable {
 
   get turnCount(): number {
     return this._turns.size;
+  }
+
+  /**
+   * Why the kernel handles this comm's messages only between cells (no
+   * subshell: docs/protocol.md §7.5), or null when they reach it while a cell
+   * runs. Known once the comm is open.
+   */
+  get waitsForCells(): string | null {
+    return this._waitsForCells;
   }
 
   get isDisposed(): boolean {
@@ -171,6 +171,58 @@ export class AgentChannel implements IDisposable {
         this._trans.__(
           'The connection to the kernel of %1 was closed by the panel',
           this.where
+        )
+      )
+    );
+  }
+
+  /**
+   * Open the comm once its subshell runs, when it gets one: JupyterLab's kernel
+   * connection (services 7.6, setting `commsOverSubshells`, by default one
+   * subshell per comm target) starts it asynchronously, and a `comm_open` sent
+   * before would reach the main shell, behind a running cell.
+   */
+  private async _open(comm: Kernel.IComm, client: string): Promise<void> {
+    const trans = this._trans;
+    try {
+      const problem = await subshellProblem(this.kernel, comm);
+      this._waitsForCells =
+        problem === 'no-subshells'
+          ? trans.__(
+              'the kernel has no subshells (ipykernel 7 and later have them)'
+            )
+          : problem === 'comms-not-on-subshells'
+            ? trans.__(
+                'comms over subshells are turned off (Settings › Kernels › Kernel Comms over subshells)'
+              )
+            : null;
+    } catch (error) {
+      // No subshell after all: the comm works on the main shell.
+      this._waitsForCells = trans.__(
+        'its subshell could not be started (%1)',
+        errorMessage(error)
+      );
+    }
+    if (this._closed) {
+      return;
+    }
+    try {
+      comm.open({ protocol: COMM_PROTOCOL, client });
+      this._commOpened = true;
+    } catch (error) {
+      this._failToOpen(error);
+    }
+  }
+
+  private _failToOpen(error: unknown): void {
+    this._close(
+      new ChannelError(
+        'unreachable',
+        this._trans.__(
+          'Cannot open the %1 comm in the kernel of %2: %3',
+          this._options.target,
+          this.where,
+          errorMessage(error)
         )
       )
     );
@@ -324,7 +376,11 @@ export class AgentChannel implements IDisposable {
     }
     comm.onClose = () => undefined;
     try {
-      comm.close();
+      if (this._commOpened) {
+        comm.close();
+      } else {
+        comm.dispose(); // never opened (still waiting for its subshell): nothing to tell
+      }
     } catch (error) {
       console.warn('Agent Panel: could not close the comm.', error);
     }
@@ -335,12 +391,36 @@ export class AgentChannel implements IDisposable {
   }
 
   private _comm: Kernel.IComm | null = null;
+  private _commOpened = false;
+  private _waitsForCells: string | null = null;
   private _hello: IHello | null = null;
   private _closed = false;
   private _isDisposed = false;
   private _connectTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly _opened = new PromiseDelegate<IHello>();
   private readonly _turns = new Map<string, IChannelTurn>();
+}
+
+/**
+ * Null once `comm` runs on a subshell, or why it will not: the kernel has no
+ * subshells (`supported_features` of its kernel info lacks "kernel
+ * subshells"; ipykernel 7 has them), or they are turned off for comms.
+ */
+async function subshellProblem(
+  kernel: ICommKernel,
+  comm: Kernel.IComm
+): Promise<'no-subshells' | 'comms-not-on-subshells' | null> {
+  await kernel.info; // supportsSubshells is known once the kernel info arrived
+  if (!kernel.supportsSubshells) {
+    return 'no-subshells';
+  }
+  if ((comm.commsOverSubshells ?? 'disabled') === 'disabled') {
+    return 'comms-not-on-subshells';
+  }
+  // Not part of Kernel.IComm: services' CommHandler resolves it once the
+  // subshell exists (and sends the comm's messages there from then on).
+  await (comm as { subshellStarted?: Promise<void> }).subshellStarted;
+  return null;
 }
 
 /** A `frame`, `turn_end` or `rejected` naming its turn, or null. */

@@ -295,6 +295,13 @@ class CommTurn implements ITurnHandle, IChannelTurn {
       this._finish();
       return;
     }
+    this._noteWaitForCell((where, reason) =>
+      this._options.trans.__(
+        'Stop reaches the kernel of %1 when its running cell ends: %2.',
+        where,
+        reason
+      )
+    );
     this._graceTimer = setTimeout(
       () => this._finish(),
       this._options.cancelGraceMs
@@ -347,6 +354,27 @@ class CommTurn implements ITurnHandle, IChannelTurn {
       return;
     }
     this._idle.note();
+    this._noteWaitForCell((where, reason) =>
+      this._options.trans.__(
+        'The agent starts when the running cell of %1 ends: %2.',
+        where,
+        reason
+      )
+    );
+  }
+
+  /**
+   * Say why the kernel is not answering yet: it runs a cell and this comm is
+   * not on a subshell (docs/protocol.md §7.5).
+   */
+  private _noteWaitForCell(
+    message: (where: string, reason: string) => string
+  ): void {
+    const channel = this._channel;
+    const reason = channel?.waitsForCells;
+    if (channel && reason && channel.kernel.status === 'busy') {
+      this._options.sink.diagnostic(message(channel.where, reason));
+    }
   }
 
   private _requestMessage(): JSONObject {

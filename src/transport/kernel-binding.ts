@@ -18,6 +18,10 @@ export interface ICommKernel {
   readonly statusChanged: ISignal<unknown, Kernel.Status>;
   readonly connectionStatusChanged: ISignal<unknown, Kernel.ConnectionStatus>;
   readonly disposed: ISignal<unknown, void>;
+  /** The kernel info; `supportsSubshells` is known once it resolved. */
+  readonly info?: Promise<unknown>;
+  /** Whether the kernel info names "kernel subshells" (JEP 91). */
+  readonly supportsSubshells?: boolean;
   createComm(targetName: string, commId?: string): Kernel.IComm;
 }
 

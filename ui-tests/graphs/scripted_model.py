@@ -3,8 +3,9 @@
 ``script(messages)`` picks the reply from the conversation so far: an
 ``AIMessage`` with text, tool calls, or both. Text streams word by word; tool
 calls stream like a provider's (name and id first, then the argument JSON).
-The graphs run on the server's event loop, so only the async stream is
-implemented: its ``asyncio.sleep`` between tokens is where a cancel lands.
+The graphs run on an event loop (their agent's own, in the server), so only
+the async stream is implemented: its ``asyncio.sleep`` between tokens is where
+a cancel lands.
 
 Imported by its sibling graph files (the spec loader puts this folder on
 ``sys.path``).

@@ -15,6 +15,8 @@ const SLOW_GRAPH = `${path.resolve(
 )}:silent_graph`;
 
 const LOAD_EXT = '%load_ext jupyterlab_agent_panel';
+/** Cell source: load the helper and serve the slow graph. */
+const SERVE_SLOW_GRAPH = `${LOAD_EXT}\nimport jupyterlab_agent_panel\njupyterlab_agent_panel.serve(${JSON.stringify(SLOW_GRAPH)})`;
 
 test.use({
   mockSettings: {
@@ -135,6 +137,51 @@ test.describe('chat with a graph in the notebook kernel', () => {
   });
 });
 
+test.describe('a running cell does not hold up the agent (comms on a subshell)', () => {
+  test('a turn starts and Stop ends it at once while a cell sleeps', async ({
+    page
+  }) => {
+    const panel = await openNotebookAndPanel(page, 'comm-subshell.ipynb');
+    await runCode(page, 0, SERVE_SLOW_GRAPH);
+    await runCode(page, 1, 'import time\ntime.sleep(5)', false);
+    const sleeping = page.locator('.jp-Cell').nth(1).locator('.jp-InputPrompt');
+    await expect(sleeping).toHaveText('[*]:');
+
+    await send(panel, 'take your time');
+    const turn = panel.locator('.jp-AgentPanel-turn').last();
+    await expect(turn.locator('.jp-AgentPanel-text')).toHaveText('started');
+    await expect(sleeping).toHaveText('[*]:'); // the turn did not wait for the cell
+
+    // From the click on Stop to the kernel's `cancelled`, timed in the page.
+    const stopMs = await page.evaluate(() => {
+      const turns = document.querySelectorAll(
+        '#jp-agent-panel .jp-AgentPanel-turn'
+      );
+      const last = turns[turns.length - 1];
+      const stop = document.querySelector<HTMLElement>(
+        '#jp-agent-panel .jp-AgentPanel-stop'
+      )!;
+      return new Promise<number>(resolve => {
+        const began = performance.now();
+        const observer = new MutationObserver(() => {
+          if (last.querySelector('.jp-AgentPanel-cancelled')) {
+            observer.disconnect();
+            resolve(performance.now() - began);
+          }
+        });
+        observer.observe(last, { childList: true, subtree: true });
+        stop.click();
+      });
+    });
+
+    test.info().annotations.push({ type: 'stop-ms', description: `${stopMs}` });
+    expect(stopMs).toBeLessThan(1000);
+    await expect(sleeping).toHaveText('[*]:'); // still sleeping: Stop did not wait for it
+    await expect(turn.locator('.jp-AgentPanel-cancelled')).toBeVisible();
+    await expect(sleeping).not.toHaveText('[*]:', { timeout: 10000 });
+  });
+});
+
 test.describe('a kernel restart or death in the middle of a turn', () => {
   // Galata's kernel-route mock answers every POST with 201, and JupyterLab
   // takes a 201 from /restart as a failed restart: talk to the server directly.
@@ -150,11 +197,7 @@ test.describe('a kernel restart or death in the middle of a turn', () => {
     page
   }) => {
     const panel = await openNotebookAndPanel(page, 'comm-restart.ipynb');
-    await runCode(
-      page,
-      0,
-      `${LOAD_EXT}\nimport jupyterlab_agent_panel\njupyterlab_agent_panel.serve(${JSON.stringify(SLOW_GRAPH)})`
-    );
+    await runCode(page, 0, SERVE_SLOW_GRAPH);
 
     await send(panel, 'take your time');
     await expect(panel.locator('.jp-AgentPanel-text').last()).toContainText(
@@ -183,11 +226,7 @@ test.describe('a kernel restart or death in the middle of a turn', () => {
     page
   }) => {
     const panel = await openNotebookAndPanel(page, 'comm-death.ipynb');
-    await runCode(
-      page,
-      0,
-      `${LOAD_EXT}\nimport jupyterlab_agent_panel\njupyterlab_agent_panel.serve(${JSON.stringify(SLOW_GRAPH)})`
-    );
+    await runCode(page, 0, SERVE_SLOW_GRAPH);
 
     await send(panel, 'take your time');
     const turn = panel.locator('.jp-AgentPanel-turn').last();

@@ -23,3 +23,17 @@ def unserializable():
             return {"answers": {json.loads(content)["answer"]}}
 
     return [SetExtractor()]
+
+
+def non_finite():
+    """A factory whose extractor returns NaN and ±Infinity, which JSON has no words for."""
+
+    class StatsExtractor:
+        tool_name = "demo_lookup"
+        extracted_type = "stats"
+
+        def extract(self, content):
+            nan = float("nan")
+            return {"answer": json.loads(content)["answer"], "mean": nan, "range": [float("-inf"), float("inf")]}
+
+    return [StatsExtractor()]

@@ -1,0 +1,71 @@
+"""What every agent-panel route shares: authorization, the body reader, JSON error replies.
+
+Each route is ``@web.authenticated`` and ``@authorized`` on the resource
+``agent_panel`` (docs/protocol.md §6.3), so the server's ``Authorizer`` decides
+who may read (``health``, the agent list) and who may execute (``chat``,
+``resume``, ``cancel``, ``probe``).
+"""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from jupyter_server.base.handlers import APIHandler
+
+from .agent_host import AgentHost
+from .json_limits import MAX_NAME_CHARS, JsonRejected, read_json_body
+from .panel import AgentPanel
+
+SETTINGS_KEY = "jupyterlab_agent_panel"
+AUTH_RESOURCE = "agent_panel"
+
+
+class Rejected(Exception):
+    """A request refused before any turn started; becomes a JSON error reply."""
+
+    def __init__(self, status: int, reason: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.reason = reason
+        self.message = message
+
+
+def bad_request(message: str) -> Rejected:
+    return Rejected(400, "bad_request", message)
+
+
+class PanelHandler(APIHandler):
+    """Shared request parsing and error replies."""
+
+    auth_resource = AUTH_RESOURCE
+
+    @property
+    def panel(self) -> AgentPanel:
+        return self.settings[SETTINGS_KEY]
+
+    def agent_host(self, name: Optional[str]) -> AgentHost:
+        """The host of the agent named in the URL (``None``: the default agent)."""
+        if name is not None and len(name) > MAX_NAME_CHARS:
+            raise bad_request(
+                f"The agent name in the URL has {len(name):,} characters; names have at most {MAX_NAME_CHARS}"
+            )
+        host = self.panel.host(name)
+        if host is None:
+            raise Rejected(404, "not_found", f"No agent named {name!r}")
+        return host
+
+    def json_body(self) -> dict:
+        """The body as a JSON object, within the size and depth limits (400 / 413 otherwise)."""
+        try:
+            return read_json_body(self.request.body, self.panel.max_body_bytes)
+        except JsonRejected as rejected:
+            if rejected.problem.too_large:
+                raise Rejected(413, "too_large", rejected.problem.message) from None
+            raise bad_request(rejected.problem.message) from None
+
+    def reply_rejected(self, rejected: Rejected) -> None:
+        # Written directly rather than raised as HTTPError: tornado would %-format
+        # the message (user-supplied thread ids, JSON errors) when logging it.
+        self.log.warning("agent-panel %s: %s", self.request.path, rejected.message)
+        self.set_status(rejected.status)
+        self.finish(json.dumps({"message": rejected.message, "reason": rejected.reason}))
