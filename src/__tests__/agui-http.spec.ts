@@ -7,6 +7,7 @@ import type { FetchLike } from '../transport/types';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
 import { parseSettings } from '../contracts/settings';
 import type { WireFrame } from '../wire/frames';
+import type { JsonObject } from '../wire/json';
 import { TurnReducer } from '../wire/reduce';
 import { fixtureSse } from './agui-harness';
 import { ScriptedBody } from './http-fakes';
@@ -62,15 +63,24 @@ function transportWith(
 function reducingSink() {
   const reducer = new TurnReducer();
   const ended: (string | undefined)[] = [];
-  const sink: ITurnSink = {
-    frame: (frame: WireFrame) => reducer.apply(frame),
-    diagnostic: message => reducer.diagnostic(message),
-    end: reason => {
-      ended.push(reason);
-      reducer.endOfStream(reason);
-    }
+  const result = {
+    reducer,
+    ended,
+    /** What the transport asked to remember (the model hands it back). */
+    memory: undefined as JsonObject | undefined,
+    sink: {
+      frame: (frame: WireFrame) => reducer.apply(frame),
+      diagnostic: message => reducer.diagnostic(message),
+      remember: memory => {
+        result.memory = memory;
+      },
+      end: reason => {
+        ended.push(reason);
+        reducer.endOfStream(reason);
+      }
+    } as ITurnSink
   };
-  return { sink, reducer, ended };
+  return result;
 }
 
 const chat = (message: string, threadId = 't-1'): TurnRequest => ({
@@ -101,6 +111,7 @@ describe('AguiHttpTransport', () => {
     expect(body).toEqual({
       threadId: 't-1',
       runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      protocolVersion: '1.0',
       messages: [
         {
           id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -135,18 +146,26 @@ describe('AguiHttpTransport', () => {
     const decisions = [{ type: 'respond' as const, message: 'Ada' }];
     const second = reducingSink();
     await transport.startTurn(
-      { kind: 'resume', threadId: 'agui-ask', decisions },
+      {
+        kind: 'resume',
+        threadId: 'agui-ask',
+        decisions,
+        memory: first.memory
+      },
       second.sink
     ).done;
     const body = JSON.parse(calls[1].init.body as string);
-    expect(body.messages).toEqual([]);
-    expect(body.forwardedProps).toEqual({ command: { resume: { decisions } } });
-    // The id the recorded paused run revealed (CUSTOM on_interrupt rawEvent.id).
-    const paused = fixtureSse('ask.sse')
+    const events = fixtureSse('ask.sse')
       .split('\n')
       .filter(line => line.startsWith('data: '))
-      .map(line => JSON.parse(line.slice(6)))
-      .find(event => event.type === 'CUSTOM');
+      .map(line => JSON.parse(line.slice(6)));
+    // The resume carries the thread as the paused run's snapshot left it.
+    expect(body.messages).toEqual(
+      events.find(event => event.type === 'MESSAGES_SNAPSHOT').messages
+    );
+    expect(body.forwardedProps).toEqual({ command: { resume: { decisions } } });
+    // The id the recorded paused run revealed (CUSTOM on_interrupt rawEvent.id).
+    const paused = events.find(event => event.type === 'CUSTOM');
     expect(body.resume).toEqual([
       {
         interruptId: paused.rawEvent.id,

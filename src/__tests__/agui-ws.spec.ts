@@ -8,6 +8,7 @@ import type { IWebSocketLike } from '../transport/chanx';
 import { AguiWsTransport } from '../transport/agui-ws';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
 import type { WireFrame } from '../wire/frames';
+import type { JsonObject } from '../wire/json';
 import { TurnReducer } from '../wire/reduce';
 
 const URL = 'ws://127.0.0.1:9/ws/agent';
@@ -113,15 +114,24 @@ async function until(check: () => boolean): Promise<void> {
 function reducingSink() {
   const reducer = new TurnReducer();
   const ended: (string | undefined)[] = [];
-  const sink: ITurnSink = {
-    frame: (frame: WireFrame) => reducer.apply(frame),
-    diagnostic: message => reducer.diagnostic(message),
-    end: reason => {
-      ended.push(reason);
-      reducer.endOfStream(reason);
-    }
+  const result = {
+    reducer,
+    ended,
+    /** What the transport asked to remember (the model hands it back). */
+    memory: undefined as JsonObject | undefined,
+    sink: {
+      frame: (frame: WireFrame) => reducer.apply(frame),
+      diagnostic: message => reducer.diagnostic(message),
+      remember: memory => {
+        result.memory = memory;
+      },
+      end: reason => {
+        ended.push(reason);
+        reducer.endOfStream(reason);
+      }
+    } as ITurnSink
   };
-  return { sink, reducer, ended };
+  return result;
 }
 
 function texts(reducer: TurnReducer): string[] {
@@ -179,6 +189,7 @@ describe('AguiWsTransport', () => {
       payload: {
         threadId: 't-1',
         runId: expect.any(String),
+        protocolVersion: '1.0',
         messages: [{ id: expect.any(String), role: 'user', content: 'hello' }],
         tools: [],
         context: [],
@@ -220,12 +231,13 @@ describe('AguiWsTransport', () => {
     const decisions = [{ type: 'respond' as const, message: 'Ada' }];
     const second = reducingSink();
     transport.startTurn(
-      { kind: 'resume', threadId: 't-1', decisions },
+      { kind: 'resume', threadId: 't-1', decisions, memory: first.memory },
       second.sink
     );
     await until(() => server.runs.length === 2);
     expect(server.runs[1].payload).toMatchObject({
-      messages: [],
+      // The thread so far: the question the paused run answered.
+      messages: [server.runs[0].payload.messages[0]],
       forwardedProps: { command: { resume: { decisions } } },
       resume: [
         { interruptId: 'i-1', status: 'resolved', payload: { decisions } }

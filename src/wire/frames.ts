@@ -8,15 +8,16 @@
  * `{ok: false}` result naming the problem; it never throws.
  *
  * Panel-internal additions, produced only by the AG-UI adapter (docs/protocol.md §2.7)
- * and never by a chunk-wire producer: the `state`, `activity` and
- * `subagent` statuses, a `subagent` tag on streaming frames and
- * `interrupt_ids` on interrupt frames.
+ * and never by a chunk-wire producer: the `state`, `activity`, `subagent`
+ * and `usage` statuses, a `subagent` tag on streaming frames, and
+ * `interrupt_ids` and `request` on interrupt frames.
  */
 import { failure, type IFailure } from './problem';
 import {
   activityFrame,
   stateFrame,
   streamingFrame,
+  usageFrame,
   wireToolCall
 } from './frame-builders';
 import { errorMessage, isObject, type JsonObject } from './json';
@@ -70,11 +71,35 @@ export interface IStreamingFrame {
   subagent?: ISubagentTag;
 }
 
+/**
+ * What an AG-UI 1.0 interrupt asks for, when it is not a LangGraph review
+ * (docs/protocol.md §8.9): answered with a payload, not with decisions.
+ */
+export interface IWireInterruptRequest {
+  reason: string;
+  message: string | null;
+  /** The JSON Schema the answer must match; null: any answer. */
+  response_schema: JsonObject | null;
+  /** When it stops being answerable (ISO 8601 as sent); null: never. */
+  expires_at: string | null;
+  /** The tool call it is about, for a tool approval. */
+  tool_call_id: string | null;
+}
+
 export interface IInterruptFrame {
   status: 'interrupt';
   interrupt: IWireInterrupt;
   /** The producer's interrupt ids, when it revealed them (AG-UI only). */
   interrupt_ids?: string[];
+  /** An AG-UI 1.0 interrupt that asks for a payload (AG-UI only). */
+  request?: IWireInterruptRequest;
+}
+
+/** The tokens a run used, summed over its models (AG-UI only). */
+export interface IUsageFrame {
+  status: 'usage';
+  input_tokens: number | null;
+  output_tokens: number | null;
 }
 
 /** The agent's whole shared state after a snapshot or a patch (AG-UI only). */
@@ -135,6 +160,7 @@ export type WireFrame =
   | IStateFrame
   | IActivityFrame
   | ISubagentFrame
+  | IUsageFrame
   | IIgnoredFrame;
 
 export type DecodeResult = { ok: true; frame: WireFrame } | IFailure;
@@ -205,6 +231,11 @@ function decodeChunkFrame(status: string, raw: JsonObject): WireFrame {
       return decodeActivity(raw);
     case 'subagent':
       return decodeSubagent(raw);
+    case 'usage':
+      return usageFrame(
+        numberOrNull(raw.input_tokens),
+        numberOrNull(raw.output_tokens)
+      );
     default:
       return ignored(`unknown status "${status}"`);
   }
@@ -221,6 +252,18 @@ function decodeInterrupt(raw: JsonObject): IInterruptFrame {
     frame.interrupt_ids = raw.interrupt_ids.filter(
       (id): id is string => typeof id === 'string'
     );
+  }
+  const request = isObject(raw.request) ? raw.request : null;
+  if (request && typeof request.reason === 'string') {
+    frame.request = {
+      reason: request.reason,
+      message: stringOrNull(request.message),
+      response_schema: isObject(request.response_schema)
+        ? request.response_schema
+        : null,
+      expires_at: stringOrNull(request.expires_at),
+      tool_call_id: stringOrNull(request.tool_call_id)
+    };
   }
   return frame;
 }
