@@ -4,12 +4,9 @@
  */
 import { AguiHttpTransport } from '../transport/agui-http';
 import type { FetchLike } from '../transport/types';
-import type { ITurnSink, TurnRequest } from '../wire/turn';
+import type { TurnRequest } from '../wire/turn';
 import { parseSettings } from '../contracts/settings';
-import type { WireFrame } from '../wire/frames';
-import type { JsonObject } from '../wire/json';
-import { TurnReducer } from '../wire/reduce';
-import { fixtureSse } from './agui-harness';
+import { fixtureSse, reducingSink } from './agui-harness';
 import { ScriptedBody } from './http-fakes';
 
 const URL = 'http://127.0.0.1:8050/';
@@ -57,30 +54,6 @@ function transportWith(
     drainMs: options.drainMs ?? 10
   });
   return { transport, calls };
-}
-
-/** A sink that reduces what it gets, like the chat model does. */
-function reducingSink() {
-  const reducer = new TurnReducer();
-  const ended: (string | undefined)[] = [];
-  const result = {
-    reducer,
-    ended,
-    /** What the transport asked to remember (the model hands it back). */
-    memory: undefined as JsonObject | undefined,
-    sink: {
-      frame: (frame: WireFrame) => reducer.apply(frame),
-      diagnostic: message => reducer.diagnostic(message),
-      remember: memory => {
-        result.memory = memory;
-      },
-      end: reason => {
-        ended.push(reason);
-        reducer.endOfStream(reason);
-      }
-    } as ITurnSink
-  };
-  return result;
 }
 
 const chat = (message: string, threadId = 't-1'): TurnRequest => ({
@@ -300,6 +273,77 @@ describe('AguiHttpTransport', () => {
     await expect(transport.checkHealth()).rejects.toThrow(
       `HTTP 422 Unprocessable Entity from ${URL}: Method Not Allowed`
     );
+  });
+
+  it('counts a POST-only endpoint (405 on GET) as reachable, and does not ask again', async () => {
+    const { transport, calls } = transportWith(async () =>
+      response(405, '{"detail":"Method Not Allowed"}', 'application/json')
+    );
+    const reachable = {
+      state: 'healthy',
+      message: 'reachable (POST only)',
+      agentName: null
+    };
+    await expect(transport.checkHealth()).resolves.toEqual(reachable);
+    await expect(transport.checkHealth()).resolves.toEqual(reachable);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('offers no client tools to an agent whose capabilities say it takes none', async () => {
+    const { transport, calls } = transportWith(async call => {
+      if (call.init.method === 'GET') {
+        return response(
+          200,
+          JSON.stringify({
+            status: 'ok',
+            capabilities: { tools: { clientProvided: false } }
+          }),
+          'application/json'
+        );
+      }
+      const body = new ScriptedBody();
+      body.push(fixtureSse('hello.sse'));
+      body.close();
+      return response(200, body);
+    });
+    const request: TurnRequest = {
+      ...chat('hello'),
+      tools: [{ name: 'echo', description: 'Say it back.', parameters: {} }]
+    };
+    await transport.startTurn(request, reducingSink().sink).done;
+    await transport.checkHealth();
+    await transport.startTurn(request, reducingSink().sink).done;
+    const [before, , after] = calls.map(call =>
+      call.init.body ? JSON.parse(call.init.body as string) : null
+    );
+    expect(before.tools).toEqual(request.tools);
+    expect(after.tools).toEqual([]);
+  });
+
+  it('remembers the thread when a run finishes, not when it fails', async () => {
+    const bodies = [fixtureSse('hello.sse'), fixtureSse('failing.sse')];
+    const { transport } = transportWith(async () => {
+      const body = new ScriptedBody();
+      body.push(bodies.shift()!);
+      body.close();
+      return response(200, body);
+    });
+    const finished = reducingSink();
+    await transport.startTurn(chat('hello'), finished.sink).done;
+    expect(finished.memory).toMatchObject({
+      agui: 1,
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: '(demo agent) You said: hello' }
+      ]
+    });
+    const failed = reducingSink();
+    await transport.startTurn(
+      { ...chat('fail'), memory: finished.memory },
+      failed.sink
+    ).done;
+    expect(failed.reducer.state.outcome).toBe('error');
+    expect(failed.memory).toBeUndefined();
   });
 
   it('aborts its requests when disposed', async () => {

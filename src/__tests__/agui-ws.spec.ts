@@ -6,10 +6,9 @@
 import { Gettext, nullTranslator } from '@jupyterlab/translation';
 import type { IWebSocketLike } from '../transport/chanx';
 import { AguiWsTransport } from '../transport/agui-ws';
-import type { ITurnSink, TurnRequest } from '../wire/turn';
-import type { WireFrame } from '../wire/frames';
-import type { JsonObject } from '../wire/json';
-import { TurnReducer } from '../wire/reduce';
+import type { TurnRequest } from '../wire/turn';
+import type { TurnReducer } from '../wire/reduce';
+import { reducingSink } from './agui-harness';
 
 const URL = 'ws://127.0.0.1:9/ws/agent';
 const TOPIC = 'agui:thread:t-1';
@@ -109,29 +108,6 @@ async function until(check: () => boolean): Promise<void> {
     await tick();
   }
   expect(check()).toBe(true);
-}
-
-function reducingSink() {
-  const reducer = new TurnReducer();
-  const ended: (string | undefined)[] = [];
-  const result = {
-    reducer,
-    ended,
-    /** What the transport asked to remember (the model hands it back). */
-    memory: undefined as JsonObject | undefined,
-    sink: {
-      frame: (frame: WireFrame) => reducer.apply(frame),
-      diagnostic: message => reducer.diagnostic(message),
-      remember: memory => {
-        result.memory = memory;
-      },
-      end: reason => {
-        ended.push(reason);
-        reducer.endOfStream(reason);
-      }
-    } as ITurnSink
-  };
-  return result;
 }
 
 function texts(reducer: TurnReducer): string[] {

@@ -176,14 +176,10 @@ function resumeOf(
       review.interruptIds.includes(id)
     )?.response;
     if (interrupt.request) {
-      if (!response) {
-        return {
-          legacy,
-          entries: null,
-          note: problem('no answer for interrupt %1: nothing was resumed', id)
-        };
+      // A request the panel did not answer has expired: it is open no more.
+      if (response) {
+        entries.push({ interruptId: id, ...response });
       }
-      entries.push({ interruptId: id, ...response });
       continue;
     }
     const own = decisions.slice(offset, offset + interrupt.rows);

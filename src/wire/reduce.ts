@@ -548,6 +548,8 @@ export type LocalTurnEvent =
     }
   /** These client tools' results went to the agent. */
   | { type: 'client_tools_delivered'; cards: readonly IToolCard[] }
+  /** A note of the panel's own on a turn that ended. */
+  | { type: 'note'; message: string }
   /** The turn was still streaming when the page was left: it ends as cancelled. */
   | { type: 'ended_by_reload' };
 
@@ -592,6 +594,9 @@ export function applyLocalEvent(
         card.clientTool = { delivered: true };
       }
       return updated(event.cards);
+    case 'note':
+      state.diagnostics.push(event.message);
+      return [{ type: 'diagnostic', message: event.message }];
     case 'ended_by_reload':
       if (state.outcome !== null) {
         return [];

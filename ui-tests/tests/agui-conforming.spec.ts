@@ -37,6 +37,13 @@ const PORT = Number(
     .trim()
 );
 const URL = `http://127.0.0.1:${PORT}/`;
+
+/** The arguments of the test tool `echo`. */
+const ECHO_PARAMETERS = {
+  type: 'object',
+  properties: { text: { type: 'string' } },
+  required: ['text']
+};
 const ENDPOINT = 'Stateless AG-UI';
 
 test.use({
@@ -107,7 +114,7 @@ async function answerOf(panel: Locator, text: string): Promise<Locator> {
  * application. It records its calls in `window.echoCalls`.
  */
 async function registerEchoTool(page: IJupyterLabPageFixture): Promise<void> {
-  await page.evaluate(async () => {
+  await page.evaluate(async parameters => {
     const scope = window as any;
     const container = scope._JUPYTERLAB['jupyterlab-agent-panel'];
     const extension = (await container.get('./extension'))();
@@ -120,17 +127,13 @@ async function registerEchoTool(page: IJupyterLabPageFixture): Promise<void> {
     panel.registerClientTool({
       name: 'echo',
       description: 'Say the text back.',
-      parameters: {
-        type: 'object',
-        properties: { text: { type: 'string' } },
-        required: ['text']
-      },
+      parameters,
       run: async (args: { text: string }) => {
         scope.echoCalls.push(args);
         return { echoed: args.text };
       }
     });
-  });
+  }, ECHO_PARAMETERS);
 }
 
 test('three turns carry the whole conversation and the state, also after a reload', async ({
@@ -164,18 +167,18 @@ test('three turns carry the whole conversation and the state, also after a reloa
     '1.0'
   ]);
   // The ids the panel gave its messages and the ids the stream gave the replies.
-  const third_ = sent[2].messages;
-  expect(third_.map((message: any) => message.role)).toEqual([
+  const history = sent[2].messages;
+  expect(history.map((message: any) => message.role)).toEqual([
     'user',
     'assistant',
     'user',
     'assistant',
     'user'
   ]);
-  expect(third_[0]).toEqual(sent[0].messages[0]);
-  expect(third_[1].id).toBe(`msg-${sent[0].runId}`);
-  expect(third_[3].id).toBe(`msg-${sent[1].runId}`);
-  expect(new Set(third_.map((message: any) => message.id)).size).toBe(5);
+  expect(history[0]).toEqual(sent[0].messages[0]);
+  expect(history[1].id).toBe(`msg-${sent[0].runId}`);
+  expect(history[3].id).toBe(`msg-${sent[1].runId}`);
+  expect(new Set(history.map((message: any) => message.id)).size).toBe(5);
   expect(sent[2].state).toEqual({ turns_seen: 2 });
 
   // The thread is the conversation's: it survives a reload with it.
@@ -325,11 +328,7 @@ test('a client tool the agent calls runs here, and its result goes back in the f
     {
       name: 'echo',
       description: 'Say the text back.',
-      parameters: {
-        type: 'object',
-        properties: { text: { type: 'string' } },
-        required: ['text']
-      }
+      parameters: ECHO_PARAMETERS
     }
   ]);
   const result = followUp.messages[followUp.messages.length - 1];

@@ -347,6 +347,7 @@ export class ChatModel implements IConversation, IDisposable {
     this._entries = [];
     this._threadId = threadId;
     this._memory = null;
+    clearTimeout(this._expiryTimer);
     this.endpointName = null;
     this._followThread();
     this._cleared.emit();
@@ -619,15 +620,13 @@ export class ChatModel implements IConversation, IDisposable {
       return;
     }
     if (this._followUps >= MAX_TOOL_FOLLOW_UPS) {
-      this._applyLocalChanges(
-        entry,
-        new TurnReducer().diagnostic(
-          this._trans.__(
-            'The agent called client tools %1 times in a row: their results go with your next message.',
-            MAX_TOOL_FOLLOW_UPS
-          )
+      this._applyLocal(entry, {
+        type: 'note',
+        message: this._trans.__(
+          'The agent called client tools %1 times in a row: their results go with your next message.',
+          MAX_TOOL_FOLLOW_UPS
         )
-      );
+      });
       this._settleStatus();
       return;
     }
