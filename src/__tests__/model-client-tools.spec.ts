@@ -177,6 +177,11 @@ describe('client tools', () => {
     finish(transport);
     expect(card.clientTool).toEqual({ delivered: true });
     expect(model.status).toBe('idle');
+    // The run, the follow-up request and the card survive a reload as they are.
+    const saved = JSON.parse(JSON.stringify(snapshotOf(model)));
+    const { snapshot, problems } = readSnapshot(saved);
+    expect(problems).toEqual([]);
+    expect(snapshot.entries).toMatchObject(saved.entries);
     // Delivered: the next message carries nothing more.
     model.send('thanks');
     expect(transport.lastTurn.request.toolResults).toBeUndefined();
@@ -431,6 +436,10 @@ describe('AG-UI requests', () => {
       answered: [],
       response: { status: 'resolved', payload: { name: 'Ada' } }
     });
+    const saved = JSON.parse(JSON.stringify(snapshotOf(model)));
+    const { snapshot, problems } = readSnapshot(saved);
+    expect(problems).toEqual([]);
+    expect(snapshot.entries).toMatchObject(saved.entries);
   });
 
   it('are dismissed with "cancelled"', () => {

@@ -306,7 +306,11 @@ export class AguiRunMapper {
     const named = Array.isArray(pendingIds)
       ? pendingIds.filter((id): id is string => typeof id === 'string')
       : [];
-    const ids = named.length > 0 ? named : [...this._runCalls];
+    // Only calls this run delivered: each has its card in the turn.
+    const ids =
+      named.length > 0
+        ? named.filter(id => this._runCalls.has(id))
+        : [...this._runCalls];
     return ids.flatMap(id => {
       const name = this._thread.callNames.get(id);
       if (name === undefined || !offered.has(name) || history.isAnswered(id)) {

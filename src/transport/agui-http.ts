@@ -78,24 +78,33 @@ export class AguiHttpTransport implements IAgentTransport {
    */
   async checkHealth(): Promise<IHealthReport> {
     const { url, fetch } = this._options;
-    const trans = this._trans;
-    const reachable: IHealthReport = {
+    if (!this._postOnly) {
+      const body = await fetchHealth(fetch, url, this._trans, [
+        METHOD_NOT_ALLOWED
+      ]);
+      if (body !== null) {
+        return this._readHealth(body);
+      }
+      this._postOnly = true;
+    }
+    return {
       state: 'healthy',
-      message: trans.__('reachable'),
+      message: this._trans.__('reachable (POST only)'),
       agentName: null
     };
-    if (this._postOnly) {
-      return { ...reachable, message: trans.__('reachable (POST only)') };
-    }
-    const body = await fetchHealth(fetch, url, trans, [METHOD_NOT_ALLOWED]);
-    if (body === null) {
-      this._postOnly = true;
-      return { ...reachable, message: trans.__('reachable (POST only)') };
-    }
+  }
+
+  private _readHealth(body: string): IHealthReport {
+    const { url } = this._options;
+    const trans = this._trans;
     const health = readAguiHealth(body);
     if (!health) {
       // Any other AG-UI server may answer GET with anything: it is up.
-      return reachable;
+      return {
+        state: 'healthy',
+        message: trans.__('reachable'),
+        agentName: null
+      };
     }
     const { status, agentName, capabilities } = health;
     const tools = isObject(capabilities?.tools) ? capabilities.tools : {};

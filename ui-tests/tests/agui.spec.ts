@@ -192,7 +192,8 @@ async function demoConversation(panel: Locator): Promise<void> {
 
 /**
  * Three turns, one with a tool call, each sending the whole conversation:
- * the graph's checkpoint holds each message once.
+ * the graph's checkpoint holds each message once, and the tokens its model
+ * reports show under the turn.
  */
 async function historyOnce(panel: Locator): Promise<void> {
   for (const [text, answer] of [
@@ -209,6 +210,11 @@ async function historyOnce(panel: Locator): Promise<void> {
     );
     await waitIdle(panel);
   }
+  // The graph's model reports LangChain usage metadata; the adapter sends it
+  // on RUN_FINISHED: a token per message read, one per word written.
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-usage')).toHaveText(
+    '7 tokens in · 10 out'
+  );
 }
 
 /** Stop a slow run: the partial answer stays and nothing more arrives. */

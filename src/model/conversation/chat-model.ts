@@ -9,7 +9,6 @@ import { translated } from '../../contracts/problems';
 import type { IAgentTransport, IForeignRun } from '../../contracts/transport';
 import type {
   IClientToolCall,
-  IClientToolResult,
   InterruptResponse,
   ITurnContext,
   ITurnHandle,
@@ -36,7 +35,12 @@ import type {
   TranscriptItem,
   TurnChange
 } from '../../wire/types';
-import { ClientToolRegistry } from './client-tools';
+import {
+  ClientToolRegistry,
+  failInterruptedTools,
+  type IOwedResult,
+  owedResults
+} from './client-tools';
 
 export interface IUserEntry {
   readonly kind: 'user';
@@ -383,7 +387,10 @@ export class ChatModel implements IConversation, IDisposable {
         entry.endedAt = entry.endedAt ?? now;
         entry.interruptedByReload = true;
       }
-      this._failInterruptedTools(entry);
+      failInterruptedTools(
+        entry.state,
+        this._trans.__('Interrupted by a page reload.')
+      );
     }
     this._entries = [...entries];
     this._threadId = threadId;
@@ -421,8 +428,17 @@ export class ChatModel implements IConversation, IDisposable {
    */
   private _startTurn(request: TurnRequest, answering?: IAnswering): void {
     const transport = this._assertTransport();
-    const owed = this._owedResults();
-    const running = this._openTurn(request);
+    const owed = owedResults(
+      this._entries.filter(
+        (entry): entry is ITurnEntry => entry.kind === 'turn'
+      )
+    );
+    const results = owed.map(({ result }) => result);
+    const running = this._openTurn(
+      request.kind === 'tool_results'
+        ? { ...request, toolResults: results }
+        : request
+    );
     running.answering = answering;
     running.carried = owed;
     const tools = this.clientTools.offered();
@@ -430,9 +446,7 @@ export class ChatModel implements IConversation, IDisposable {
       ...request,
       ...(this._memory ? { memory: this._memory } : {}),
       ...(tools.length > 0 ? { tools } : {}),
-      ...(owed.length > 0
-        ? { toolResults: owed.map(({ result }) => result) }
-        : {})
+      ...(results.length > 0 ? { toolResults: results } : {})
     };
     running.handle = transport.startTurn(sent, this._sinkFor(running));
   }
@@ -649,63 +663,6 @@ export class ChatModel implements IConversation, IDisposable {
     );
   }
 
-  /**
-   * Results of client tools the agent has not been given: run here, but no
-   * run that carried them has finished yet.
-   */
-  private _owedResults(): IOwedResult[] {
-    const owed: IOwedResult[] = [];
-    for (const entry of this._entries) {
-      if (entry.kind !== 'turn') {
-        continue;
-      }
-      for (const item of entry.state.items) {
-        if (
-          item.kind === 'tool' &&
-          item.clientTool?.delivered === false &&
-          item.status !== 'pending' &&
-          item.callId !== null
-        ) {
-          owed.push({
-            entry,
-            card: item,
-            result: {
-              callId: item.callId,
-              name: item.name,
-              content: String(item.result ?? ''),
-              error: item.status === 'error'
-            }
-          });
-        }
-      }
-    }
-    return owed;
-  }
-
-  /** Client tools that were running when the page went away failed. */
-  private _failInterruptedTools(entry: ITurnEntry): void {
-    for (const item of entry.state.items) {
-      if (
-        item.kind === 'tool' &&
-        item.clientTool?.delivered === false &&
-        item.status === 'pending' &&
-        item.callId !== null
-      ) {
-        applyLocalEvent(entry.state, {
-          type: 'client_tool_finished',
-          card: item,
-          result: {
-            callId: item.callId,
-            name: item.name,
-            content: this._trans.__('Interrupted by a page reload.'),
-            error: true
-          },
-          durationMs: null
-        });
-      }
-    }
-  }
-
   /** The unexpired pending cards, when a review waits; else a refusal. */
   private _pendingCards(): IInterruptCard[] {
     const cards = this.pendingInterrupts;
@@ -879,16 +836,9 @@ interface IRunningTurn {
   /** For a resume: the review cards it answers and their turn. */
   answering?: IAnswering;
   /** Client-tool results the request carried: delivered once the run finishes. */
-  carried: IOwedResult[];
+  carried: IOwedResult<ITurnEntry>[];
   /** Calls of client tools the run left for the panel to run. */
   clientCalls?: IClientToolCall[];
-}
-
-/** A client tool's result the agent has not been given, and its card. */
-interface IOwedResult {
-  readonly entry: ITurnEntry;
-  readonly card: IToolCard;
-  readonly result: IClientToolResult;
 }
 
 /** The longest delay `setTimeout` takes (about 24.8 days). */

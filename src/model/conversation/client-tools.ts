@@ -18,6 +18,8 @@ import type {
   IOfferedTool
 } from '../../wire/turn';
 import { translated } from '../../contracts/problems';
+import { applyLocalEvent } from '../../wire/reduce';
+import type { IToolCard, ITurnState } from '../../wire/types';
 
 /** What a tool's `run` gets besides its arguments. */
 export interface IClientToolContext {
@@ -156,4 +158,64 @@ export class ClientToolRegistry {
 
   private readonly _trans: TranslationBundle;
   private readonly _tools = new Map<string, IClientTool>();
+}
+
+/** A client tool's result the agent has not been given, and its card. */
+export interface IOwedResult<E> {
+  /** The turn the card belongs to. */
+  readonly entry: E;
+  readonly card: IToolCard;
+  readonly result: IClientToolResult;
+}
+
+/**
+ * Results of client tools the agent has not been given: run here, but no run
+ * that carried them has finished yet.
+ */
+export function owedResults<E extends { state: ITurnState }>(
+  turns: readonly E[]
+): IOwedResult<E>[] {
+  return turns.flatMap(entry =>
+    clientCards(entry.state)
+      .filter(card => card.status !== 'pending')
+      .map(card => ({
+        entry,
+        card,
+        result: {
+          callId: card.callId!,
+          name: card.name,
+          content: String(card.result ?? ''),
+          error: card.status === 'error'
+        }
+      }))
+  );
+}
+
+/** Client tools still running in `state` failed: the page went away (`why`). */
+export function failInterruptedTools(state: ITurnState, why: string): void {
+  for (const card of clientCards(state)) {
+    if (card.status === 'pending') {
+      applyLocalEvent(state, {
+        type: 'client_tool_finished',
+        card,
+        result: {
+          callId: card.callId!,
+          name: card.name,
+          content: why,
+          error: true
+        },
+        durationMs: null
+      });
+    }
+  }
+}
+
+/** The cards of client tools whose results the agent has not been given. */
+function clientCards(state: ITurnState): IToolCard[] {
+  return state.items.filter(
+    (item): item is IToolCard =>
+      item.kind === 'tool' &&
+      item.clientTool?.delivered === false &&
+      item.callId !== null
+  );
 }
