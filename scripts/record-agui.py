@@ -12,7 +12,9 @@ from the paused run's `CUSTOM on_interrupt` event (`rawEvent.id`).
 
 Agents: the keyless demo (`--demo=tools`), and the UI-test graphs in
 ui-tests/graphs/ (`failing.py`: text then an exception; `hitl.py`: two streamed
-tool calls behind LangChain's HumanInTheLoopMiddleware).
+tool calls behind LangChain's HumanInTheLoopMiddleware). One stream comes from the
+adapter in process rather than over HTTP: the demo's interrupt with ag-ui-langgraph's
+1.0 outcome on and its raw events off (`Q16-outcome-after-legacy-without-id.jsonl`).
 """
 
 from __future__ import annotations
@@ -219,9 +221,45 @@ def record_interrupt_normalisation(out: Path = OUT) -> None:
     print(f"normalize-interrupt.json: {len(cases)} cases")
 
 
+OUTCOME_FIXTURE = "Q16-outcome-after-legacy-without-id.jsonl"
+
+
+def record_outcome_interrupt(out: Path = OUT) -> None:
+    """The demo's interrupt from ag-ui-langgraph's `LangGraphAgent` itself, built with
+    `emit_interrupt_outcome=True` and raw events off: the legacy `CUSTOM on_interrupt`
+    then comes without an id, and the 1.0 outcome with one (one event per line)."""
+    import asyncio
+
+    from ag_ui.core import RunAgentInput
+    from ag_ui_langgraph import LangGraphAgent
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langstage_core.demo.tools import graph
+
+    agent = LangGraphAgent(
+        name="demo",
+        graph=graph.copy(update={"checkpointer": InMemorySaver()}),
+        emit_interrupt_outcome=True,
+        emit_raw_events=False,
+    )
+    run_input = RunAgentInput(
+        thread_id="t-q16", run_id="r-q16", tools=[], context=[], state={}, forwarded_props={},
+        messages=[{"id": "u-q16", "role": "user", "content": "ask me a question"}],
+    )
+
+    async def lines() -> list[str]:
+        return [
+            json.dumps(event.model_dump(mode="json", by_alias=True, exclude_none=True))
+            async for event in agent.clone().run(run_input)
+        ]
+
+    (out / OUTCOME_FIXTURE).write_text("\n".join(asyncio.run(lines())) + "\n", encoding="utf-8")
+    print(f"{OUTCOME_FIXTURE}: recorded")
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     record_interrupt_normalisation()
+    record_outcome_interrupt()
     with serve("--demo=tools") as url:
         record_demo(url)
     with serve("--agent", f"{GRAPHS / 'failing.py'}:graph") as url:

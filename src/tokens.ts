@@ -6,15 +6,19 @@ export type {
 } from './contracts/extension-points';
 export type { ChatEntry, IConversation } from './model/conversation/chat-model';
 export type {
+  IClientTool,
+  IClientToolContext
+} from './model/conversation/client-tools';
+export type {
   IComposerContext,
   IContextSource
 } from './model/conversation/composer-context';
 export type { IPlan, IPlanTracker } from './model/conversation/plan';
 
-/** The agent side panel, for plugins that add transports or item actions. */
+/** The agent side panel, for plugins that add transports, item actions or client tools. */
 export type IAgentPanel = IAgentPanelApi;
 
 export const IAgentPanel = new Token<IAgentPanel>(
   'jupyterlab-agent-panel:IAgentPanel',
-  'The agent chat side panel: its conversation, transports and item actions.'
+  'The agent chat side panel: its conversation, transports, item actions and client tools.'
 );

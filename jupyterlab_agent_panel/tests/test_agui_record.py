@@ -80,6 +80,25 @@ def test_interrupt_normalisation_cases_match_the_installed_core(tmp_path):
     )
 
 
+def test_the_outcome_interrupt_fixture_is_what_the_installed_adapter_sends(tmp_path):
+    """ag-ui-langgraph with the 1.0 outcome on and raw events off announces one
+    interrupt twice: the legacy event without an id, then the outcome with one."""
+    recorder.record_outcome_interrupt(tmp_path)
+    name = recorder.OUTCOME_FIXTURE
+
+    def read(path):
+        return [json.loads(line) for line in path.read_text().splitlines() if line]
+
+    recorded, committed = read(tmp_path / name), read(FIXTURES / name)
+    assert shape(recorded) == shape(committed)
+    custom = next(event for event in recorded if event["type"] == "CUSTOM")
+    assert "rawEvent" not in custom
+    finished = recorded[-1]
+    [interrupt] = finished["outcome"]["interrupts"]
+    assert interrupt["id"]
+    assert interrupt["metadata"]["langgraph"]["raw"] == json.loads(custom["value"])
+
+
 def test_health_and_cors_for_the_lab_origin(agui_url):
     with urllib.request.urlopen(agui_url) as response:
         assert json.load(response) == {"status": "ok", "agent": {"name": "Tool Demo Agent"}}

@@ -15,7 +15,9 @@ import { AguiThread } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
 import { readSse } from '../transport/sse';
 import { decodeFrame } from '../wire/frames';
-import { type WireFrame } from '../wire/frame-types';
+import type { WireFrame } from '../wire/frame-types';
+import type { JsonObject } from '../wire/json';
+import type { ITurnSink } from '../wire/turn';
 import { TurnReducer } from '../wire/reduce';
 import type { ITurnState } from '../wire/types';
 import {
@@ -218,4 +220,30 @@ export function comparableAgui(
   delete comparable.after;
   comparable.diagnostics = expected.diagnostics ?? [];
   return comparable;
+}
+
+/**
+ * A turn sink that reduces what it gets and keeps what the transport asks
+ * to remember, as the chat model does: hand `memory` back on the next request.
+ */
+export function reducingSink() {
+  const reducer = new TurnReducer();
+  const ended: (string | undefined)[] = [];
+  const result = {
+    reducer,
+    ended,
+    memory: undefined as JsonObject | undefined,
+    sink: {
+      frame: (frame: WireFrame) => reducer.apply(frame),
+      diagnostic: message => reducer.diagnostic(message),
+      remember: memory => {
+        result.memory = memory;
+      },
+      end: reason => {
+        ended.push(reason);
+        reducer.endOfStream(reason);
+      }
+    } as ITurnSink
+  };
+  return result;
 }

@@ -4,11 +4,9 @@
  */
 import { AguiHttpTransport } from '../transport/agui-http';
 import type { FetchLike } from '../transport/types';
-import type { ITurnSink, TurnRequest } from '../wire/turn';
+import type { TurnRequest } from '../wire/turn';
 import { parseSettings } from '../contracts/settings';
-import type { WireFrame } from '../wire/frame-types';
-import { TurnReducer } from '../wire/reduce';
-import { fixtureSse } from './agui-harness';
+import { fixtureSse, reducingSink } from './agui-harness';
 import { ScriptedBody } from './http-fakes';
 
 const URL = 'http://127.0.0.1:8050/';
@@ -58,21 +56,6 @@ function transportWith(
   return { transport, calls };
 }
 
-/** A sink that reduces what it gets, like the chat model does. */
-function reducingSink() {
-  const reducer = new TurnReducer();
-  const ended: (string | undefined)[] = [];
-  const sink: ITurnSink = {
-    frame: (frame: WireFrame) => reducer.apply(frame),
-    diagnostic: message => reducer.diagnostic(message),
-    end: reason => {
-      ended.push(reason);
-      reducer.endOfStream(reason);
-    }
-  };
-  return { sink, reducer, ended };
-}
-
 const chat = (message: string, threadId = 't-1'): TurnRequest => ({
   kind: 'chat',
   threadId,
@@ -101,6 +84,7 @@ describe('AguiHttpTransport', () => {
     expect(body).toEqual({
       threadId: 't-1',
       runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      protocolVersion: '1.0',
       messages: [
         {
           id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -135,18 +119,26 @@ describe('AguiHttpTransport', () => {
     const decisions = [{ type: 'respond' as const, message: 'Ada' }];
     const second = reducingSink();
     await transport.startTurn(
-      { kind: 'resume', threadId: 'agui-ask', decisions },
+      {
+        kind: 'resume',
+        threadId: 'agui-ask',
+        decisions,
+        memory: first.memory
+      },
       second.sink
     ).done;
     const body = JSON.parse(calls[1].init.body as string);
-    expect(body.messages).toEqual([]);
-    expect(body.forwardedProps).toEqual({ command: { resume: { decisions } } });
-    // The id the recorded paused run revealed (CUSTOM on_interrupt rawEvent.id).
-    const paused = fixtureSse('ask.sse')
+    const events = fixtureSse('ask.sse')
       .split('\n')
       .filter(line => line.startsWith('data: '))
-      .map(line => JSON.parse(line.slice(6)))
-      .find(event => event.type === 'CUSTOM');
+      .map(line => JSON.parse(line.slice(6)));
+    // The resume carries the thread as the paused run's snapshot left it.
+    expect(body.messages).toEqual(
+      events.find(event => event.type === 'MESSAGES_SNAPSHOT').messages
+    );
+    expect(body.forwardedProps).toEqual({ command: { resume: { decisions } } });
+    // The id the recorded paused run revealed (CUSTOM on_interrupt rawEvent.id).
+    const paused = events.find(event => event.type === 'CUSTOM');
     expect(body.resume).toEqual([
       {
         interruptId: paused.rawEvent.id,
@@ -281,6 +273,77 @@ describe('AguiHttpTransport', () => {
     await expect(transport.checkHealth()).rejects.toThrow(
       `HTTP 422 Unprocessable Entity from ${URL}: Method Not Allowed`
     );
+  });
+
+  it('counts a POST-only endpoint (405 on GET) as reachable, and does not ask again', async () => {
+    const { transport, calls } = transportWith(async () =>
+      response(405, '{"detail":"Method Not Allowed"}', 'application/json')
+    );
+    const reachable = {
+      state: 'healthy',
+      message: 'reachable (POST only)',
+      agentName: null
+    };
+    await expect(transport.checkHealth()).resolves.toEqual(reachable);
+    await expect(transport.checkHealth()).resolves.toEqual(reachable);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('offers no client tools to an agent whose capabilities say it takes none', async () => {
+    const { transport, calls } = transportWith(async call => {
+      if (call.init.method === 'GET') {
+        return response(
+          200,
+          JSON.stringify({
+            status: 'ok',
+            capabilities: { tools: { clientProvided: false } }
+          }),
+          'application/json'
+        );
+      }
+      const body = new ScriptedBody();
+      body.push(fixtureSse('hello.sse'));
+      body.close();
+      return response(200, body);
+    });
+    const request: TurnRequest = {
+      ...chat('hello'),
+      tools: [{ name: 'echo', description: 'Say it back.', parameters: {} }]
+    };
+    await transport.startTurn(request, reducingSink().sink).done;
+    await transport.checkHealth();
+    await transport.startTurn(request, reducingSink().sink).done;
+    const [before, , after] = calls.map(call =>
+      call.init.body ? JSON.parse(call.init.body as string) : null
+    );
+    expect(before.tools).toEqual(request.tools);
+    expect(after.tools).toEqual([]);
+  });
+
+  it('remembers the thread when a run finishes, not when it fails', async () => {
+    const bodies = [fixtureSse('hello.sse'), fixtureSse('failing.sse')];
+    const { transport } = transportWith(async () => {
+      const body = new ScriptedBody();
+      body.push(bodies.shift()!);
+      body.close();
+      return response(200, body);
+    });
+    const finished = reducingSink();
+    await transport.startTurn(chat('hello'), finished.sink).done;
+    expect(finished.memory).toMatchObject({
+      agui: 1,
+      messages: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: '(demo agent) You said: hello' }
+      ]
+    });
+    const failed = reducingSink();
+    await transport.startTurn(
+      { ...chat('fail'), memory: finished.memory },
+      failed.sink
+    ).done;
+    expect(failed.reducer.state.outcome).toBe('error');
+    expect(failed.memory).toBeUndefined();
   });
 
   it('aborts its requests when disposed', async () => {

@@ -13,17 +13,38 @@ import fc from 'fast-check';
 import { ChunkNormaliser } from '../agui/chunks';
 import { contentText, type IAguiEvent } from '../agui/events';
 import { patched } from '../agui/patch';
-import { chatInput, resumeInput } from '../agui/request';
-import { AguiThread } from '../agui/thread';
+import { runInput } from '../agui/request';
+import { AguiThread, type IOpenInterrupt } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
 import { decodeFrame } from '../wire/frames';
 import { type WireFrame } from '../wire/frame-types';
 import { normalizeInterrupt } from '../wire/interrupts';
 import { TurnReducer } from '../wire/reduce';
+import type { ITurnContext } from '../wire/turn';
+import type { Decision } from '../wire/types';
 import { AGUI_DIR, fixtureSse, mapRun } from './agui-harness';
 
 function run(events: IAguiEvent[], thread = new AguiThread('t')) {
   return mapRun(thread, events);
+}
+
+/** The input of a chat turn on a new thread. */
+function chatInput(threadId: string, message: string, context?: ITurnContext) {
+  return runInput(
+    { kind: 'chat', threadId, message, context },
+    new AguiThread(threadId)
+  ).input;
+}
+
+/** A resume on a thread whose last run paused on `open`. */
+function resumeInput(
+  threadId: string,
+  decisions: Decision[],
+  open: IOpenInterrupt[]
+) {
+  const thread = new AguiThread(threadId);
+  thread.openInterrupts = open;
+  return runInput({ kind: 'resume', threadId, decisions }, thread);
 }
 
 const START: IAguiEvent = { type: 'RUN_STARTED', threadId: 't', runId: 'r' };
@@ -109,12 +130,13 @@ describe('normalizeInterrupt', () => {
 });
 
 describe('request bodies', () => {
-  it('sends only the new user message, with fresh ids every time', () => {
+  it('declares 1.0 and sends the user message, with fresh ids every time', () => {
     const first = chatInput('t-1', 'hello');
     const second = chatInput('t-1', 'hello');
     expect(first).toEqual({
       threadId: 't-1',
       runId: expect.any(String),
+      protocolVersion: '1.0',
       messages: [{ id: expect.any(String), role: 'user', content: 'hello' }],
       tools: [],
       context: [],

@@ -6,9 +6,9 @@
 import { Gettext, nullTranslator } from '@jupyterlab/translation';
 import type { IWebSocketLike } from '../transport/chanx';
 import { AguiWsTransport } from '../transport/agui-ws';
-import type { ITurnSink, TurnRequest } from '../wire/turn';
-import type { WireFrame } from '../wire/frame-types';
-import { TurnReducer } from '../wire/reduce';
+import type { TurnRequest } from '../wire/turn';
+import type { TurnReducer } from '../wire/reduce';
+import { reducingSink } from './agui-harness';
 
 const URL = 'ws://127.0.0.1:9/ws/agent';
 const TOPIC = 'agui:thread:t-1';
@@ -110,20 +110,6 @@ async function until(check: () => boolean): Promise<void> {
   expect(check()).toBe(true);
 }
 
-function reducingSink() {
-  const reducer = new TurnReducer();
-  const ended: (string | undefined)[] = [];
-  const sink: ITurnSink = {
-    frame: (frame: WireFrame) => reducer.apply(frame),
-    diagnostic: message => reducer.diagnostic(message),
-    end: reason => {
-      ended.push(reason);
-      reducer.endOfStream(reason);
-    }
-  };
-  return { sink, reducer, ended };
-}
-
 function texts(reducer: TurnReducer): string[] {
   return reducer.state.items.map(item =>
     item.kind === 'text' ? item.text : item.kind
@@ -179,6 +165,7 @@ describe('AguiWsTransport', () => {
       payload: {
         threadId: 't-1',
         runId: expect.any(String),
+        protocolVersion: '1.0',
         messages: [{ id: expect.any(String), role: 'user', content: 'hello' }],
         tools: [],
         context: [],
@@ -220,12 +207,13 @@ describe('AguiWsTransport', () => {
     const decisions = [{ type: 'respond' as const, message: 'Ada' }];
     const second = reducingSink();
     transport.startTurn(
-      { kind: 'resume', threadId: 't-1', decisions },
+      { kind: 'resume', threadId: 't-1', decisions, memory: first.memory },
       second.sink
     );
     await until(() => server.runs.length === 2);
     expect(server.runs[1].payload).toMatchObject({
-      messages: [],
+      // The thread so far: the question the paused run answered.
+      messages: [server.runs[0].payload.messages[0]],
       forwardedProps: { command: { resume: { decisions } } },
       resume: [
         { interruptId: 'i-1', status: 'resolved', payload: { decisions } }

@@ -12,7 +12,8 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import { DEFAULT_SETTINGS, type IPanelSettings } from '../contracts/settings';
 import type { IItemAction } from '../contracts/extension-points';
-import type { Decision } from '../wire/types';
+import type { InterruptResponse } from '../wire/turn';
+import type { Decision, IInterruptCard } from '../wire/types';
 import type { ITurnViewContext } from '../panel/transcript/turn-view';
 
 export { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
@@ -38,6 +39,8 @@ export function makeRendermime(): RenderMimeRegistry {
 
 export interface ITestContext extends ITurnViewContext {
   decisions: Decision[][];
+  /** What `onResponse` got: each AG-UI request answered, with its answer. */
+  responses: [IInterruptCard, InterruptResponse][];
   retries: number;
   /** What `onDecisions` answers (false: the model refused). */
   accept: boolean;
@@ -54,10 +57,15 @@ export function makeContext(
     itemActions: () => actions,
     settings: () => ({ ...DEFAULT_SETTINGS, ...overrides }),
     decisions: [],
+    responses: [],
     retries: 0,
     accept: true,
     onDecisions: decisions => {
       context.decisions.push(decisions);
+      return context.accept;
+    },
+    onResponse: (card, response) => {
+      context.responses.push([card, response]);
       return context.accept;
     },
     onRetry: () => {

@@ -74,7 +74,8 @@ describe('parseSettings', () => {
           url: ' https://agents.example.org/research/ ',
           headers: { Authorization: 'Bearer abc' },
           connectTimeoutSeconds: 5,
-          idleTimeoutSeconds: 0
+          idleTimeoutSeconds: 0,
+          history: 'latest'
         }
       ],
       defaultEndpoint: 'Research',
@@ -94,7 +95,8 @@ describe('parseSettings', () => {
           commTarget: 'agent_panel',
           notebook: '',
           connectTimeoutSeconds: 5,
-          idleTimeoutSeconds: 0
+          idleTimeoutSeconds: 0,
+          history: 'latest'
         }
       ],
       defaultEndpoint: 'Research',
@@ -103,6 +105,30 @@ describe('parseSettings', () => {
       sendKey: 'Ctrl+Enter',
       context: { directory: true, document: true, selection: false }
     });
+  });
+
+  it('reads the history an AG-UI run carries, reporting a value it does not know', () => {
+    const { settings, problems } = parseSettings({
+      endpoints: [
+        { name: 'A', transport: 'agui', url: 'http://127.0.0.1:1/' },
+        {
+          name: 'B',
+          transport: 'agui',
+          url: 'http://127.0.0.1:2/',
+          history: 'none'
+        }
+      ]
+    });
+    expect(settings.endpoints.map(endpoint => endpoint.history)).toEqual([
+      'full',
+      'full'
+    ]);
+    expect(problems).toEqual([
+      {
+        field: 'endpoints[1].history',
+        message: '"none" is not one of "full", "latest"; using "full"'
+      }
+    ]);
   });
 
   it('reports settings that are not an object', () => {

@@ -6,7 +6,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { chatInput } from '../agui/request';
+import { runInput } from '../agui/request';
+import { AguiThread } from '../agui/thread';
 import { KernelCommTransport } from '../transport/comm';
 import { ChunkWireHttpTransport } from '../transport/http';
 import { KernelBinding } from '../transport/kernel-binding';
@@ -94,7 +95,14 @@ it('sends them as the context object of the comm start_turn', async () => {
 });
 
 it('sends them as AG-UI context entries', () => {
-  expect(chatInput('thread-1', 'what is this?', CONTEXT).context).toEqual(
-    FIXTURE.context
+  const { input } = runInput(
+    {
+      kind: 'chat',
+      threadId: 'thread-1',
+      message: 'what is this?',
+      context: CONTEXT
+    },
+    new AguiThread('thread-1')
   );
+  expect(input.context).toEqual(FIXTURE.context);
 });

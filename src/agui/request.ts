@@ -1,15 +1,31 @@
 /**
- * The `RunAgentInput` bodies the panel sends (docs/protocol.md §8.3, §8.10): fresh
- * run and user-message ids every time, `tools`, `context` and
- * `forwardedProps` always present, only the new user message (the server
- * keeps the history), and resumes on both channels.
+ * The `RunAgentInput` bodies the panel sends (docs/protocol.md §8.3, §8.10):
+ * the thread's whole message list (or only the new messages, for a server
+ * that keeps its own), the shared state and the context back, the offered
+ * tools, `protocolVersion`, fresh run and message ids every time, and
+ * resumes on both channels.
  */
-import { type IProblem, problem } from '../wire/problem';
-import type { Context, ResumeEntry, RunAgentInput } from '@ag-ui/core';
+import type {
+  Context,
+  PROTOCOL_VERSION,
+  ResumeEntry,
+  RunAgentInput,
+  Tool
+} from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
-import type { ITurnContext, TurnRequest } from '../wire/turn';
+import { type IProblem, problem } from '../wire/problem';
+import type {
+  HistoryMode,
+  IClientToolResult,
+  IReviewAnswer,
+  ITurnContext,
+  TurnRequest
+} from '../wire/turn';
 import type { Decision } from '../wire/types';
-import type { IOpenInterrupt } from './thread';
+import type { AguiThread, IOpenInterrupt } from './thread';
+
+/** The AG-UI version the panel speaks (a compile error when the types move on). */
+const PROTOCOL: typeof PROTOCOL_VERSION = '1.0';
 
 /** How each workspace-context field is described to the agent. */
 const CONTEXT_DESCRIPTIONS: Record<keyof ITurnContext, string> = {
@@ -19,24 +35,6 @@ const CONTEXT_DESCRIPTIONS: Record<keyof ITurnContext, string> = {
   selection_metadata: 'Where the selected text comes from'
 };
 
-/** A chat turn: the new user message only. */
-export function chatInput(
-  threadId: string,
-  message: string,
-  context?: ITurnContext
-): RunAgentInput {
-  return {
-    threadId,
-    runId: UUID.uuid4(),
-    messages: [{ id: UUID.uuid4(), role: 'user', content: message }],
-    tools: [],
-    context: contextEntries(context),
-    // Other keys would be merged into the graph input (docs/protocol.md §8.3): none.
-    forwardedProps: {},
-    state: {}
-  };
-}
-
 /** A run's input, and a note for the user about it. */
 export interface IRunInput {
   input: RunAgentInput;
@@ -45,102 +43,177 @@ export interface IRunInput {
 }
 
 /**
- * The input of a turn's run: a chat message, or a resume answering the
- * interrupts the thread remembers (else those the request's reviews name).
+ * The input of a turn's run on `thread`, whose history it extends with what
+ * the request adds (tool results, the user message): a chat message, a
+ * resume answering the interrupts the thread remembers (else those the
+ * request's reviews name), or the results of the client tools the agent
+ * called.
  */
 export function runInput(
   request: TurnRequest,
-  remembered: readonly IOpenInterrupt[]
+  thread: AguiThread,
+  history: HistoryMode = 'full',
+  offerTools = true
 ): IRunInput {
+  const tools = offerTools ? (request.tools ?? []) : [];
+  thread.offeredTools = new Set(tools.map(tool => tool.name));
+  const added = addToolResults(thread, request.toolResults ?? []);
   if (request.kind === 'chat') {
-    return {
-      input: chatInput(request.threadId, request.message, request.context),
-      note: null
-    };
+    const id = UUID.uuid4();
+    thread.history.addUser(id, request.message);
+    added.push(id);
+    thread.context = contextEntries(request.context);
   }
-  return resumeInput(
-    request.threadId,
-    request.decisions,
-    openInterrupts(remembered, request.reviews)
-  );
-}
-
-/**
- * A resume: a new run on the same thread with no message. The legacy
- * channel (`forwardedProps.command.resume`) is always there; `resume[]` too
- * when every open interrupt has an id, each getting the decisions of its own
- * rows (the 1.0 contract forbids answering only some of them).
- */
-export function resumeInput(
-  threadId: string,
-  decisions: Decision[],
-  open: readonly IOpenInterrupt[]
-): IRunInput {
-  const envelope = { decisions };
+  const messages =
+    history === 'full'
+      ? thread.history.forAgent()
+      : thread.history.forAgent().filter(message => added.includes(message.id));
   const input: RunAgentInput = {
-    threadId,
+    threadId: request.threadId,
     runId: UUID.uuid4(),
-    messages: [],
-    tools: [],
-    context: [],
-    forwardedProps: { command: { resume: envelope } },
-    state: {}
+    protocolVersion: PROTOCOL,
+    messages,
+    tools: tools.map((tool): Tool => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters
+    })),
+    context: thread.context,
+    // Other keys would be merged into the graph input (docs/protocol.md §8.3).
+    forwardedProps: {},
+    state: thread.state ?? {}
   };
-  const entries = resumeEntries(decisions, open);
-  if (Array.isArray(entries)) {
-    input.resume = entries;
+  if (request.kind !== 'resume') {
+    return { input, note: null };
   }
-  return { input, note: Array.isArray(entries) ? null : entries };
+  const open = openInterrupts(thread.openInterrupts, request.reviews);
+  const answer = resumeOf(request.decisions, open, request.reviews ?? []);
+  if (answer.legacy !== undefined) {
+    input.forwardedProps = { command: { resume: answer.legacy } };
+  }
+  if (answer.entries) {
+    input.resume = answer.entries;
+  }
+  return { input, note: answer.note };
 }
 
 /**
  * The interrupts a resume answers: the thread's own memory when it has one,
- * else what the panel's review cards recorded (the memory is gone after a
- * page reload; the cards are saved with the transcript).
+ * else what the panel's review cards recorded (a conversation saved before
+ * the panel kept the thread).
  */
 export function openInterrupts(
   remembered: readonly IOpenInterrupt[],
-  reviews: readonly { interruptIds: string[]; rows: number }[] = []
+  reviews: readonly IReviewAnswer[] = []
 ): readonly IOpenInterrupt[] {
   if (remembered.length > 0) {
     return remembered;
   }
   return reviews.map(review => ({
     id: review.interruptIds.length === 1 ? review.interruptIds[0] : null,
-    rows: review.rows
+    rows: review.rows,
+    ...(review.response ? { request: true } : {})
   }));
 }
 
-/** The `resume[]` entries, or why there are none. */
-function resumeEntries(
+interface IResumeAnswer {
+  /** The legacy channel's value (`forwardedProps.command.resume`), if any. */
+  legacy?: unknown;
+  entries: ResumeEntry[] | null;
+  note: IProblem | null;
+}
+
+/**
+ * Both resume channels. LangGraph reviews always go on the legacy channel
+ * as `{"decisions": […]}` (every ag-ui-langgraph reads it); `resume[]` gets
+ * one entry per open interrupt whenever every one has an id, a review with
+ * the decisions of its own rows, a request with its answer (the 1.0
+ * contract forbids answering only some of them).
+ */
+function resumeOf(
   decisions: Decision[],
-  open: readonly IOpenInterrupt[]
-): ResumeEntry[] | IProblem | null {
+  open: readonly IOpenInterrupt[],
+  reviews: readonly IReviewAnswer[]
+): IResumeAnswer {
+  const responses = reviews.filter(review => review.response);
+  const legacy =
+    decisions.length > 0
+      ? { decisions }
+      : responses.length === 1 && open.every(interrupt => interrupt.id === null)
+        ? legacyPayload(responses[0])
+        : undefined;
   if (open.length === 0) {
-    return null;
+    return { legacy, entries: null, note: null };
   }
   if (open.some(interrupt => interrupt.id === null)) {
-    return problem(
-      'the server did not reveal every interrupt id: resuming through forwardedProps only'
-    );
+    return {
+      legacy,
+      entries: null,
+      note: problem(
+        'the server did not reveal every interrupt id: resuming through forwardedProps only'
+      )
+    };
   }
-  const rows = open.reduce((sum, interrupt) => sum + interrupt.rows, 0);
+  const rows = open
+    .filter(interrupt => !interrupt.request)
+    .reduce((sum, interrupt) => sum + interrupt.rows, 0);
   if (rows !== decisions.length) {
-    return problem(
-      '%1 decision(s) for %2 open review row(s): resuming through forwardedProps only',
-      decisions.length,
-      rows
-    );
+    return {
+      legacy,
+      entries: null,
+      note: problem(
+        '%1 decision(s) for %2 open review row(s): resuming through forwardedProps only',
+        decisions.length,
+        rows
+      )
+    };
   }
   let offset = 0;
-  return open.map(interrupt => {
+  const entries: ResumeEntry[] = [];
+  for (const interrupt of open) {
+    const id = interrupt.id as string;
+    const response = reviews.find(review =>
+      review.interruptIds.includes(id)
+    )?.response;
+    if (interrupt.request) {
+      // A request the panel did not answer has expired: it is open no more.
+      if (response) {
+        entries.push({ interruptId: id, ...response });
+      }
+      continue;
+    }
     const own = decisions.slice(offset, offset + interrupt.rows);
     offset += interrupt.rows;
-    return {
-      interruptId: interrupt.id as string,
+    entries.push({
+      interruptId: id,
       status: 'resolved',
       payload: { decisions: own }
-    };
+    });
+  }
+  return { legacy, entries, note: null };
+}
+
+/** What the legacy channel carries for a request answered without an id. */
+function legacyPayload(review: IReviewAnswer): unknown {
+  const response = review.response!;
+  return response.status === 'resolved' ? response.payload : null;
+}
+
+/** The results of client tools, as `role: "tool"` messages; their ids. */
+function addToolResults(
+  thread: AguiThread,
+  results: readonly IClientToolResult[]
+): string[] {
+  return results.map(result => {
+    const id = UUID.uuid4();
+    thread.history.addToolResult(
+      id,
+      result.callId,
+      result.content,
+      result.error ? result.content : null,
+      undefined
+    );
+    return id;
   });
 }
 

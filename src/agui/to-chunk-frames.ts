@@ -14,18 +14,22 @@
 import {
   activityFrame,
   stateFrame,
-  streamingFrame
+  streamingFrame,
+  usageFrame
 } from '../wire/frame-builders';
 import type {
   IActivityFrame,
   ICancelledFrame,
+  IInterruptFrame,
   IStreamingFrame,
   ISubagentFrame,
+  IWireInterruptRequest,
   WireFrame
 } from '../wire/frame-types';
 import { normalizeInterrupt } from '../wire/interrupts';
 import { type IProblem, problem, problemText } from '../wire/problem';
-import { isObject } from '../wire/json';
+import { isObject, type JsonObject } from '../wire/json';
+import type { IClientToolCall } from '../wire/turn';
 import { ChunkNormaliser } from './chunks';
 import {
   contentText,
@@ -44,6 +48,12 @@ import { ToolErrorLog } from './tool-errors';
 export interface IFrameOutput {
   frame(frame: WireFrame): void;
   diagnostic(problem: IProblem): void;
+  /**
+   * The run finished (`RUN_FINISHED`, before its terminal frame): the
+   * thread's memory to keep, and the calls of offered client tools it left
+   * unanswered (docs/protocol.md §8.8, §8.11).
+   */
+  finished?(memory: JsonObject, clientCalls: IClientToolCall[]): void;
 }
 
 /** The node core names text with before any step is known. */
@@ -223,10 +233,6 @@ export class AguiRunMapper {
   private _runFinished(event: IAguiEvent): void {
     this._flushOpen('RUN_FINISHED');
     const outcome = isObject(event.outcome) ? event.outcome : null;
-    if (outcome?.type === 'cancelled') {
-      this._out.frame({ status: 'cancelled', message: 'Run cancelled' });
-      return this._terminate('RUN_FINISHED', []);
-    }
     if (outcome?.type === 'interrupt') {
       const interrupts = Array.isArray(outcome.interrupts)
         ? outcome.interrupts
@@ -235,14 +241,28 @@ export class AguiRunMapper {
         this._outcomeInterrupt(interrupt);
       }
     }
-    this._out.frame({
-      status: 'complete',
-      outcome: this._interrupts.length > 0 ? 'interrupted' : 'complete'
-    });
-    this._terminate('RUN_FINISHED', this._interrupts);
+    const cancelled = outcome?.type === 'cancelled';
+    const open = cancelled ? [] : this._interrupts.map(known => known.open);
+    this._thread.openInterrupts = open;
+    this._usage(event.usage);
+    const calls =
+      open.length > 0 || cancelled
+        ? []
+        : this._clientCalls(outcome?.pendingToolCallIds);
+    this._out.finished?.(this._thread.memory(), calls);
+    if (cancelled) {
+      this._out.frame({ status: 'cancelled', message: 'Run cancelled' });
+    } else {
+      this._out.frame({
+        status: 'complete',
+        outcome: open.length > 0 ? 'interrupted' : 'complete'
+      });
+    }
+    this._terminal = 'RUN_FINISHED';
   }
 
   private _runError(event: IAguiEvent): void {
+    this._usage(event.usage);
     if (event.code === 'abort' || this._cancelRequested) {
       this._out.frame(cancelledByUser());
     } else {
@@ -252,7 +272,52 @@ export class AguiRunMapper {
         traceback: null
       });
     }
-    this._terminate('RUN_ERROR', []);
+    this._thread.openInterrupts = [];
+    this._terminal = 'RUN_ERROR';
+  }
+
+  /** `usage` of a terminal event, summed over its models (`TokenUsage[]`). */
+  private _usage(usage: unknown): void {
+    const entries = Array.isArray(usage) ? usage.filter(isObject) : [];
+    const total = (key: string): number | null => {
+      const counts = entries
+        .map(entry => entry[key])
+        .filter(
+          (count): count is number =>
+            typeof count === 'number' && Number.isFinite(count)
+        );
+      return counts.length > 0 ? counts.reduce((a, b) => a + b, 0) : null;
+    };
+    const input = total('inputTokens');
+    const output = total('outputTokens');
+    if (input !== null || output !== null) {
+      this._out.frame(usageFrame(input, output));
+    }
+  }
+
+  /**
+   * The calls of this run to the panel's offered tools that no tool message
+   * answers: the ones `pendingToolCallIds` names when the producer gave
+   * them, else those the stream shows unanswered.
+   */
+  private _clientCalls(pendingIds: unknown): IClientToolCall[] {
+    const offered = this._thread.offeredTools;
+    const history = this._thread.history;
+    const named = Array.isArray(pendingIds)
+      ? pendingIds.filter((id): id is string => typeof id === 'string')
+      : [];
+    // Only calls this run delivered: each has its card in the turn.
+    const ids =
+      named.length > 0
+        ? named.filter(id => this._runCalls.has(id))
+        : [...this._runCalls];
+    return ids.flatMap(id => {
+      const name = this._thread.callNames.get(id);
+      if (name === undefined || !offered.has(name) || history.isAnswered(id)) {
+        return [];
+      }
+      return [{ id, name, args: parseArgs(history.argsOf(id) ?? '') }];
+    });
   }
 
   /** Report what is left open at `when`; deliver the open calls. */
@@ -275,11 +340,6 @@ export class AguiRunMapper {
       call.ended = true;
       this._announceCall(id, call);
     }
-  }
-
-  private _terminate(type: string, interrupts: IOpenInterrupt[]): void {
-    this._terminal = type;
-    this._thread.openInterrupts = [...interrupts];
   }
 
   private _dropLate(event: IAguiEvent): void {
@@ -307,8 +367,12 @@ export class AguiRunMapper {
       this._problem('duplicate TEXT_MESSAGE_START for message %1', id);
     }
     const role = stringField(event, 'role');
+    const muted = role !== null && role !== 'assistant';
     // A message id may be reopened after its end (quirk 1): allowed.
-    this._openText.set(id, { muted: role !== null && role !== 'assistant' });
+    this._openText.set(id, { muted });
+    if (!muted) {
+      this._thread.history.startText(id, subagentOf(event));
+    }
   }
 
   private _textContent(event: IAguiEvent): void {
@@ -328,6 +392,7 @@ export class AguiRunMapper {
     }
     if (id !== null) {
       this._thread.deliveredMessages.add(id);
+      this._thread.history.appendText(id, delta, subagentOf(event));
     }
     this._emit(
       streamingFrame({ chunk: delta, node: this._node, message_id: id }),
@@ -396,6 +461,12 @@ export class AguiRunMapper {
     }
     const name = stringField(event, 'toolCallName') || 'tool';
     this._thread.callNames.set(id, name);
+    this._thread.history.startCall(
+      id,
+      name,
+      stringField(event, 'parentMessageId'),
+      subagentOf(event)
+    );
     this._calls.set(id, {
       name,
       args: '',
@@ -423,7 +494,9 @@ export class AguiRunMapper {
       };
       this._calls.set(id, call);
     }
-    call.args += stringField(event, 'delta') ?? '';
+    const delta = stringField(event, 'delta') ?? '';
+    call.args += delta;
+    this._thread.history.appendArgs(id, delta);
   }
 
   private _toolEnd(event: IAguiEvent): void {
@@ -477,13 +550,24 @@ export class AguiRunMapper {
       (callId === null ? undefined : this._thread.callNames.get(callId)) ??
       'tool';
     const failed = this._toolErrors.take(callId, name);
-    for (const id of [callId, stringField(event, 'messageId')]) {
+    const messageId = stringField(event, 'messageId');
+    for (const id of [callId, messageId]) {
       if (id !== null) {
         this._thread.deliveredResults.add(id);
       }
     }
+    const content = contentText(event.content);
+    if (callId !== null) {
+      this._thread.history.addToolResult(
+        messageId ?? callId,
+        callId,
+        content,
+        failed ? 'error' : null,
+        subagentOf(event)
+      );
+    }
     this._emit(
-      toolResultFrame(contentText(event.content), callId, name, failed),
+      toolResultFrame(content, callId, name, failed),
       event.subagentRunId
     );
   }
@@ -503,7 +587,7 @@ export class AguiRunMapper {
     const id = isObject(event.rawEvent)
       ? stringField(event.rawEvent, 'id')
       : null;
-    this._emitInterrupt(value, id);
+    this._emitInterrupt(value, id, requestOfValue(value));
   }
 
   /** An `Interrupt` of `RUN_FINISHED.outcome` (AG-UI 1.0). */
@@ -514,9 +598,18 @@ export class AguiRunMapper {
     }
     const metadata = isObject(interrupt.metadata) ? interrupt.metadata : {};
     const langgraph = isObject(metadata.langgraph) ? metadata.langgraph : {};
+    const callId = stringField(interrupt, 'toolCallId');
+    const request: IWireInterruptRequest = {
+      reason: stringField(interrupt, 'reason') ?? '',
+      message: stringField(interrupt, 'message'),
+      response_schema: isObject(interrupt.responseSchema)
+        ? interrupt.responseSchema
+        : null,
+      expires_at: stringField(interrupt, 'expiresAt'),
+      tool_call_id: callId
+    };
     let value = langgraph.raw;
     if (value === undefined) {
-      const callId = stringField(interrupt, 'toolCallId');
       const call = callId === null ? undefined : this._calls.get(callId);
       value = {
         action_requests: [
@@ -524,34 +617,55 @@ export class AguiRunMapper {
             name:
               (callId === null
                 ? undefined
-                : this._thread.callNames.get(callId)) ??
-              stringField(interrupt, 'reason'),
+                : this._thread.callNames.get(callId)) ?? request.reason,
             args: call ? parseArgs(call.args) : {},
-            description:
-              stringField(interrupt, 'message') ??
-              stringField(interrupt, 'reason')
+            description: request.message ?? request.reason
           }
         ]
       };
     }
-    this._emitInterrupt(value, interrupt.id);
+    // A LangGraph review keeps its decisions; anything else, and anything
+    // with a response schema, is answered with a payload (docs/protocol.md §8.9).
+    const isReview = langgraph.raw !== undefined && !request.response_schema;
+    this._emitInterrupt(value, interrupt.id, isReview ? null : request);
   }
 
-  private _emitInterrupt(value: unknown, id: string | null): void {
-    // Both signals may announce one interrupt: show it once (docs/protocol.md §8.9).
-    if (id !== null && this._interrupts.some(known => known.id === id)) {
-      return;
-    }
-    const interrupt = normalizeInterrupt(value);
-    this._interrupts.push({
-      id,
-      rows: Math.max(1, interrupt.action_requests.length)
-    });
-    this._out.frame({
+  private _emitInterrupt(
+    value: unknown,
+    id: string | null,
+    request: IWireInterruptRequest | null
+  ): void {
+    const frame: IInterruptFrame = {
       status: 'interrupt',
-      interrupt,
-      ...(id === null ? {} : { interrupt_ids: [id] })
+      interrupt: normalizeInterrupt(value),
+      ...(request ? { request } : {})
+    };
+    const signature = JSON.stringify(frame);
+    if (id !== null) {
+      // Both signals may announce one interrupt: show it once (docs/protocol.md §8.9).
+      if (this._interrupts.some(known => known.open.id === id)) {
+        return;
+      }
+      // The legacy signal without an id, then the outcome with one: the
+      // same interrupt, which now has its id.
+      const twin = this._interrupts.find(
+        known => known.open.id === null && known.signature === signature
+      );
+      if (twin) {
+        twin.open.id = id;
+        this._out.frame({ ...frame, interrupt_ids: [id] });
+        return;
+      }
+    }
+    this._interrupts.push({
+      open: {
+        id,
+        rows: request ? 0 : Math.max(1, frame.interrupt.action_requests.length),
+        ...(request ? { request: true } : {})
+      },
+      signature
     });
+    this._out.frame(id === null ? frame : { ...frame, interrupt_ids: [id] });
   }
 
   // -- snapshots, state, activities, subagents ----------------------------
@@ -564,6 +678,10 @@ export class AguiRunMapper {
       problem: found => this._report(found),
       toolFailed: (callId, name) => this._toolErrors.take(callId, name)
     });
+    // The snapshot is the thread: it replaces the client's message list.
+    if (Array.isArray(event.messages)) {
+      this._thread.history.replace(event.messages);
+    }
   }
 
   private _stateSnapshot(event: IAguiEvent): void {
@@ -636,6 +754,7 @@ export class AguiRunMapper {
     event: IAguiEvent
   ): void {
     this._thread.activities.set(id, { type, content });
+    this._thread.history.setActivity(id, type, content, subagentOf(event));
     this._emit(activityFrame(id, type, content), event.subagentRunId);
   }
 
@@ -688,6 +807,13 @@ export class AguiRunMapper {
     subagentRunId: unknown
   ): void {
     const subagent = this._thread.subagentTag(subagentRunId);
+    for (const call of frame.status === 'streaming'
+      ? (frame.tool_calls ?? [])
+      : []) {
+      if (call.id !== null) {
+        this._runCalls.add(call.id);
+      }
+    }
     this._out.frame(subagent ? { ...frame, subagent } : frame);
   }
 
@@ -717,7 +843,11 @@ export class AguiRunMapper {
   private readonly _calls = new Map<string, IToolCallBuffer>();
   private readonly _openText = new Map<string, IOpenText>();
   private readonly _openReasoning = new Set<string>();
-  private readonly _interrupts: IOpenInterrupt[] = [];
+  /** The interrupts this run announced, each with its frame's signature. */
+  private readonly _interrupts: { open: IOpenInterrupt; signature: string }[] =
+    [];
+  /** Ids of the tool calls this run delivered (streamed or in a snapshot). */
+  private readonly _runCalls = new Set<string>();
   private readonly _reported = new Set<string>();
   private _node = DEFAULT_NODE;
   private _runId: string | null = null;
@@ -726,4 +856,33 @@ export class AguiRunMapper {
   private _terminal: string | null = null;
   private _reportedLate = false;
   private _cancelRequested = false;
+}
+
+function subagentOf(event: IAguiEvent): string | null {
+  return stringField(event, 'subagentRunId');
+}
+
+/**
+ * The request of a LangGraph interrupt value that carries a response schema,
+ * read the way ag-ui-langgraph builds an outcome `Interrupt` from it
+ * (`lg_interrupt_to_agui`), so both signals of one interrupt agree.
+ */
+function requestOfValue(value: unknown): IWireInterruptRequest | null {
+  if (!isObject(value)) {
+    return null;
+  }
+  const schema = value.responseSchema ?? value.response_schema;
+  if (!isObject(schema)) {
+    return null;
+  }
+  const text = (...keys: string[]): string | null =>
+    keys.map(key => stringField(value, key)).find(found => found !== null) ??
+    null;
+  return {
+    reason: text('reason') ?? 'langgraph:interrupt',
+    message: text('message'),
+    response_schema: schema,
+    expires_at: text('expiresAt', 'expires_at'),
+    tool_call_id: text('toolCallId', 'tool_call_id')
+  };
 }

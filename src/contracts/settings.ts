@@ -17,6 +17,7 @@ import {
   DEFAULT_CONTEXT_DEFAULTS
 } from '../wire/context';
 import { isObject } from '../wire/json';
+import type { HistoryMode } from '../wire/turn';
 
 export type TransportKind = 'http' | 'comm' | 'agui';
 
@@ -29,6 +30,11 @@ export interface IEndpointSettings {
   notebook: string;
   connectTimeoutSeconds: number;
   idleTimeoutSeconds: number;
+  /**
+   * `agui`: what a run carries of the conversation, `full` (every message)
+   * or `latest` (only the new ones, for a server that keeps its own).
+   */
+  history: HistoryMode;
 }
 
 export interface IPanelSettings {
@@ -55,7 +61,8 @@ export const DEFAULT_ENDPOINT: IEndpointSettings = {
   commTarget: 'agent_panel',
   notebook: '',
   connectTimeoutSeconds: 30,
-  idleTimeoutSeconds: 600
+  idleTimeoutSeconds: 600,
+  history: 'full'
 };
 
 export const DEFAULT_SETTINGS: IPanelSettings = {
@@ -84,6 +91,7 @@ const INSERT_POSITIONS: readonly IPanelSettings['insertPosition'][] = [
   'end'
 ];
 const SEND_KEYS: readonly IPanelSettings['sendKey'][] = ['Enter', 'Ctrl+Enter'];
+const HISTORY_MODES: readonly HistoryMode[] = ['full', 'latest'];
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -332,6 +340,12 @@ function parseEndpoint(
       `${field}.idleTimeoutSeconds`,
       DEFAULT_ENDPOINT.idleTimeoutSeconds,
       0
+    ),
+    history: read.oneOf(
+      entry.history,
+      `${field}.history`,
+      HISTORY_MODES,
+      DEFAULT_ENDPOINT.history
     )
   };
 }

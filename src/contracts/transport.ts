@@ -4,6 +4,7 @@
  */
 import type { IDisposable } from '@lumino/disposable';
 import type { ISignal } from '@lumino/signaling';
+import type { JsonObject } from '../wire/json';
 import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 
 export type HealthState = 'healthy' | 'needs_setup' | 'unreachable';
@@ -33,12 +34,14 @@ export interface IAgentTransport extends IDisposable {
   /**
    * Watch `threadId` for runs other clients start (another tab, or a run
    * still going after a reload): `onRun` gets each from its first event and
-   * returns the sink to deliver it to, or null to let it pass. Only
-   * transports that can see other clients' runs (the AG-UI websocket)
+   * returns the sink to deliver it to, or null to let it pass; `memory`
+   * gives the conversation's transport memory such a run continues from.
+   * Only transports that can see other clients' runs (the AG-UI websocket)
    * provide it.
    */
   followThread?(
     threadId: string,
-    onRun: (run: IForeignRun) => ITurnSink | null
+    onRun: (run: IForeignRun) => ITurnSink | null,
+    memory?: () => JsonObject | undefined
   ): IDisposable;
 }

@@ -25,6 +25,7 @@ import type {
   ChatStatus
 } from './conversation/chat-model';
 import type { IConnectionReport } from './connection/connection-check';
+import type { IClientTool } from './conversation/client-tools';
 import { ComposerContext } from './conversation/composer-context';
 import { HealthMonitor } from './connection/health-monitor';
 import { MessageQueue } from './conversation/message-queue';
@@ -229,6 +230,10 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
         this._connect(kind === this.endpoint.transport);
       }
     });
+  }
+
+  registerClientTool(tool: IClientTool): IDisposable {
+    return this.model.clientTools.register(tool);
   }
 
   addItemAction(action: IItemAction): IDisposable {

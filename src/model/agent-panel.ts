@@ -7,10 +7,11 @@ import type {
 } from '../contracts/extension-points';
 import type { IPanelSettings, TransportKind } from '../contracts/settings';
 import type { IConversation } from './conversation/chat-model';
+import type { IClientTool } from './conversation/client-tools';
 import type { IComposerContext } from './conversation/composer-context';
 import type { IPlanTracker } from './conversation/plan';
 
-/** The agent side panel, for plugins that add transports or item actions. */
+/** The agent side panel, for plugins that add transports, item actions or client tools. */
 export interface IAgentPanel {
   /** The conversation shown in the panel. */
   readonly model: IConversation;
@@ -28,4 +29,11 @@ export interface IAgentPanel {
   ): IDisposable;
   /** Show a command as a button on transcript items. */
   addItemAction(action: IItemAction): IDisposable;
+  /**
+   * Offer `tool` to the agent on every AG-UI run (`RunAgentInput.tools`):
+   * when the agent calls it, the panel runs it and continues the run with
+   * its result. Disposing the returned handle withdraws it. Throws when a
+   * tool of that name is registered already.
+   */
+  registerClientTool(tool: IClientTool): IDisposable;
 }

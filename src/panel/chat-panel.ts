@@ -13,6 +13,7 @@ import type { AgentPanelService } from '../model/agent-panel-service';
 import type { ChatModel } from '../model/conversation/chat-model';
 import { errorMessage } from '../wire/json';
 import { agentOutputRendermime } from './common/agent-rendermime';
+import { formatTokens } from './common/format';
 import type { AutoScroller } from './transcript/autoscroll';
 import { CommandIDs } from '../commands';
 import { agentIcon } from '../icons';
@@ -90,6 +91,8 @@ export class ChatPanel extends SidePanel {
       itemActions: () => service.itemActions,
       settings: () => service.settings,
       onDecisions: decisions => this._run(() => model.answer(decisions)),
+      onResponse: (card, response) =>
+        this._run(() => model.respond(card, response)),
       onRetry: () => this._run(() => model.retry())
     });
     this._jump = this._jumpButton(this._transcript.scroller);
@@ -122,6 +125,7 @@ export class ChatPanel extends SidePanel {
     this.content.addWidget(new Widget({ node: this._announcer.node }));
 
     model.statusChanged.connect(this._updateComposer, this);
+    model.cleared.connect(this._updateComposer, this);
     service.connectionChanged.connect(this._onConnection, this);
     service.settingsChanged.connect(this._onConnection, this);
     this._onConnection();
@@ -140,6 +144,7 @@ export class ChatPanel extends SidePanel {
       return;
     }
     this._model.statusChanged.disconnect(this._updateComposer, this);
+    this._model.cleared.disconnect(this._updateComposer, this);
     this._service.connectionChanged.disconnect(this._onConnection, this);
     this._service.settingsChanged.disconnect(this._onConnection, this);
     this._transcript.scroller.followingChanged.disconnect(
@@ -159,17 +164,32 @@ export class ChatPanel extends SidePanel {
 
   /** Show where the endpoint is (the picker names it), or why it cannot be used. */
   private _onConnection(): void {
-    const { endpoint, problem, model, settings } = this._service;
+    const { problem, model, settings } = this._service;
     const text = problem ?? model.transport?.label ?? '';
     this._endpointText.textContent = text;
-    this._endpointLabel.node.title = `${endpoint.name} · ${text}`;
     this._endpointLabel.toggleClass('jp-mod-error', problem !== null);
     this._composer.sendKey = settings.sendKey;
     this._updateComposer();
   }
 
+  /** The endpoint, and the tokens the conversation used when it knows them. */
+  private _updateTitle(): void {
+    const { endpoint, problem, model } = this._service;
+    const text = problem ?? model.transport?.label ?? '';
+    const usage = model.tokenUsage;
+    this._endpointLabel.node.title = usage
+      ? this._bundle.__(
+          '%1 · %2\nThis conversation: %3',
+          endpoint.name,
+          text,
+          formatTokens(usage, this._bundle)
+        )
+      : `${endpoint.name} · ${text}`;
+  }
+
   /** Why the composer is locked, if it is. */
   private _updateComposer(): void {
+    this._updateTitle();
     const status = this._model.status;
     const problem = this._service.problem;
     this._composer.setRunning(status === 'running');

@@ -2,16 +2,24 @@
  * AG-UI over HTTP + server-sent events (docs/protocol.md §8.2): `POST
  * <endpoint>` a `RunAgentInput`, read the event stream, map it onto chunk-wire
  * frames. `GET <endpoint>` is the health probe. Stop aborts the request.
+ * The thread lives in the conversation: each turn starts from the memory
+ * the request hands back and remembers the thread when its run finishes.
  */
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { parseEvent } from '../agui/events';
-import { runInput } from '../agui/request';
+import { type IRunInput, runInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper, cancelledByUser } from '../agui/to-chunk-frames';
 import type { IEndpointSettings } from '../contracts/settings';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
-import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
+import { isObject } from '../wire/json';
+import type {
+  HistoryMode,
+  ITurnHandle,
+  ITurnSink,
+  TurnRequest
+} from '../wire/turn';
 import { bundleOrDefault } from './defaults';
 import { httpEndpoint, type IHttpEndpoint } from './endpoint';
 import { type ISourceOutput, sinkOutput } from './frame-output';
@@ -26,10 +34,15 @@ export interface IAguiHttpOptions extends IHttpEndpoint {
    * producer sends after it (quirk 5), before closing the request.
    */
   drainMs?: number;
+  /** What a run carries of the conversation (the endpoint's `history`). */
+  history?: HistoryMode;
   trans?: TranslationBundle;
 }
 
 const DEFAULT_DRAIN_MS = 2000;
+
+/** How a POST-only endpoint answers `GET` (the reference SDK servers do). */
+const METHOD_NOT_ALLOWED = 405;
 
 export class AguiHttpTransport implements IAgentTransport {
   constructor(private readonly _options: IAguiHttpOptions) {
@@ -45,22 +58,46 @@ export class AguiHttpTransport implements IAgentTransport {
   }
 
   startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle {
+    const thread = new AguiThread(request.threadId);
+    thread.load(request.memory);
     return this._turns.add(
       new AguiHttpTurn(
         this._options,
         this._trans,
-        this._thread(request.threadId),
-        request,
+        thread,
+        runInput(request, thread, this._options.history, this._offersTools),
         sink
       )
     );
   }
 
-  /** langstage-agui answers `{"status": "ok", "agent": {"name": …}}`. */
+  /**
+   * langstage-agui answers `{"status": "ok", "agent": {"name": …}}`; a
+   * POST-only endpoint answers 405, which is reachable, and is not asked
+   * again (docs/protocol.md §8.2).
+   */
   async checkHealth(): Promise<IHealthReport> {
     const { url, fetch } = this._options;
+    if (!this._postOnly) {
+      const body = await fetchHealth(fetch, url, this._trans, [
+        METHOD_NOT_ALLOWED
+      ]);
+      if (body !== null) {
+        return this._readHealth(body);
+      }
+      this._postOnly = true;
+    }
+    return {
+      state: 'healthy',
+      message: this._trans.__('reachable (POST only)'),
+      agentName: null
+    };
+  }
+
+  private _readHealth(body: string): IHealthReport {
+    const { url } = this._options;
     const trans = this._trans;
-    const health = readAguiHealth(await fetchHealth(fetch, url, trans));
+    const health = readAguiHealth(body);
     if (!health) {
       // Any other AG-UI server may answer GET with anything: it is up.
       return {
@@ -69,7 +106,10 @@ export class AguiHttpTransport implements IAgentTransport {
         agentName: null
       };
     }
-    const { status, agentName } = health;
+    const { status, agentName, capabilities } = health;
+    const tools = isObject(capabilities?.tools) ? capabilities.tools : {};
+    // An agent that declares it takes no client tools is offered none.
+    this._offersTools = tools.clientProvided !== false;
     if (status !== undefined && status !== 'ok') {
       return {
         state: 'needs_setup',
@@ -86,22 +126,12 @@ export class AguiHttpTransport implements IAgentTransport {
 
   dispose(): void {
     this._turns.dispose();
-    this._threads.clear();
-  }
-
-  /** Thread memory lives as long as the transport (one server process). */
-  private _thread(threadId: string): AguiThread {
-    let thread = this._threads.get(threadId);
-    if (!thread) {
-      thread = new AguiThread(threadId);
-      this._threads.set(threadId, thread);
-    }
-    return thread;
   }
 
   private readonly _trans: TranslationBundle;
   private readonly _turns = new TurnSet<AguiHttpTurn>();
-  private readonly _threads = new Map<string, AguiThread>();
+  private _postOnly = false;
+  private _offersTools = true;
 }
 
 /** One POST and its event stream; after the terminal event it drains. */
@@ -110,13 +140,12 @@ class AguiHttpTurn implements ITurnHandle {
     private readonly _options: IAguiHttpOptions,
     trans: TranslationBundle,
     thread: AguiThread,
-    request: TurnRequest,
+    { input, note }: IRunInput,
     sink: ITurnSink
   ) {
     const { url } = _options;
     this._out = sinkOutput(sink, url, trans);
     this._mapper = new AguiRunMapper(thread, this._out);
-    const { input, note } = runInput(request, thread.openInterrupts);
     if (note) {
       this._out.diagnostic(note);
     }
@@ -187,5 +216,9 @@ export function aguiHttpTransportFactory(
   trans?: TranslationBundle
 ): (endpoint: IEndpointSettings) => AguiHttpTransport {
   return endpoint =>
-    new AguiHttpTransport({ ...httpEndpoint(endpoint, serverSettings), trans });
+    new AguiHttpTransport({
+      ...httpEndpoint(endpoint, serverSettings),
+      history: endpoint.history,
+      trans
+    });
 }

@@ -9,12 +9,18 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import type { IEndpointSettings } from '../contracts/settings';
+import type { JsonObject } from '../wire/json';
 import type {
   IAgentTransport,
   IForeignRun,
   IHealthReport
 } from '../contracts/transport';
-import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
+import type {
+  HistoryMode,
+  ITurnHandle,
+  ITurnSink,
+  TurnRequest
+} from '../wire/turn';
 import { ChanxConnection, type SocketFactory } from './chanx';
 import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
 import { endpointTimeouts, type IEndpointTimeouts } from './endpoint';
@@ -28,6 +34,8 @@ export interface IAguiWsOptions extends IEndpointTimeouts {
   cancelGraceMs?: number;
   createSocket?: SocketFactory;
   backoffMs?: number[];
+  /** What a run carries of the conversation (the endpoint's `history`). */
+  history?: HistoryMode;
   trans?: TranslationBundle;
 }
 
@@ -68,9 +76,10 @@ export class AguiWsTransport implements IAgentTransport {
    */
   followThread(
     threadId: string,
-    onRun: (run: IForeignRun) => ITurnSink | null
+    onRun: (run: IForeignRun) => ITurnSink | null,
+    memory?: () => JsonObject | undefined
   ): IDisposable {
-    return this._channel(threadId).follow(onRun);
+    return this._channel(threadId).follow(onRun, memory);
   }
 
   /** Healthy when the socket opens; a chanx route has no name to report. */
@@ -128,6 +137,7 @@ export function aguiWsTransportFactory(
     new AguiWsTransport({
       url: endpoint.url.trim(),
       ...endpointTimeouts(endpoint),
+      history: endpoint.history,
       trans
     });
 }

@@ -20,6 +20,7 @@ import {
 import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
 import { translated } from './frame-output';
 import { IdleWatch } from './idle-watch';
+import { type ChunkWireRequest, refusedTurn } from './turn-set';
 import type { BindingChange, KernelBinding } from './kernel-binding';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type {
@@ -71,6 +72,12 @@ export class KernelCommTransport implements IAgentTransport {
   }
 
   startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle {
+    if (request.kind === 'tool_results') {
+      return refusedTurn(
+        sink,
+        this._trans.__('The kernel comm runs no client tools.')
+      );
+    }
     const turn = new CommTurn({
       request,
       sink,
@@ -250,7 +257,7 @@ export class KernelCommTransport implements IAgentTransport {
 }
 
 interface ICommTurnOptions {
-  request: TurnRequest;
+  request: ChunkWireRequest;
   sink: ITurnSink;
   connect: () => Promise<AgentChannel>;
   idleTimeoutMs: number;

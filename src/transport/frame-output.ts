@@ -5,8 +5,12 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IFrameOutput } from '../agui/to-chunk-frames';
+import { translated } from '../contracts/problems';
 import type { IProblem } from '../wire/problem';
 import type { ITurnSink } from '../wire/turn';
+
+/** Kept here for the transports that import it from this module. */
+export { translated };
 
 /**
  * A source's output. A diagnostic is a problem of the pure layers, which is
@@ -23,7 +27,13 @@ export function sinkOutput(
 ): ISourceOutput {
   return {
     frame: frame => sink.frame(frame),
-    diagnostic: message => sink.diagnostic(atSource(source, message, trans))
+    diagnostic: message => sink.diagnostic(atSource(source, message, trans)),
+    finished: (memory, clientCalls) => {
+      sink.remember?.(memory);
+      if (clientCalls.length > 0) {
+        sink.clientToolCalls?.(clientCalls);
+      }
+    }
   };
 }
 
@@ -34,17 +44,4 @@ export function atSource(
   trans: TranslationBundle
 ): string {
   return trans.__('%1: %2', source, translated(message, trans));
-}
-
-/** A problem of the pure layers in the user's language; words as they are. */
-export function translated(
-  message: string | IProblem,
-  trans: TranslationBundle
-): string {
-  if (typeof message === 'string') {
-    return message;
-  }
-  // The template is a literal in wire/ or agui/, which have no translator.
-  // eslint-disable-next-line jupyter/no-dynamic-translation
-  return trans.__(message.template, ...message.args.map(String));
 }

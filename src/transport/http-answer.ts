@@ -55,14 +55,32 @@ export function jsonMessage(body: string): string {
   return typeof message === 'string' ? message : '';
 }
 
-/** GET `url`: the body, or a failure naming the status and the URL. */
+/**
+ * GET `url`: the body, or a failure naming the status and the URL. A status
+ * in `accepted` gives null instead of a failure.
+ */
 export async function fetchHealth(
   fetch: FetchLike,
   url: string,
   trans: TranslationBundle
-): Promise<string> {
+): Promise<string>;
+export async function fetchHealth(
+  fetch: FetchLike,
+  url: string,
+  trans: TranslationBundle,
+  accepted: readonly number[]
+): Promise<string | null>;
+export async function fetchHealth(
+  fetch: FetchLike,
+  url: string,
+  trans: TranslationBundle,
+  accepted: readonly number[] = []
+): Promise<string | null> {
   const response = await fetch(url, { method: 'GET' });
   const body = await response.text();
+  if (accepted.includes(response.status)) {
+    return null;
+  }
   if (!response.ok) {
     throw new Error(describeHttpFailure(url, response, body, trans));
   }
@@ -98,6 +116,11 @@ export interface IAguiHealth {
   /** `status` as sent; undefined when absent. */
   status: unknown;
   agentName: string | null;
+  /**
+   * AG-UI 1.0 `AgentCapabilities`, when the answer carries them under
+   * `capabilities` (no installed server publishes them yet).
+   */
+  capabilities: JsonObject | null;
 }
 
 /** The answer of an AG-UI endpoint to GET; null when the body is not JSON. */
@@ -110,7 +133,8 @@ export function readAguiHealth(body: string): IAguiHealth | null {
   return {
     isObject: fields !== NOT_AN_OBJECT,
     status: fields.status,
-    agentName: typeof agent.name === 'string' ? agent.name : null
+    agentName: typeof agent.name === 'string' ? agent.name : null,
+    capabilities: isObject(fields.capabilities) ? fields.capabilities : null
   };
 }
 

@@ -16,7 +16,7 @@ import { httpEndpoint } from './endpoint';
 import { sinkOutput } from './frame-output';
 import { excerpt, fetchHealth, readChunkWireHealth } from './http-answer';
 import { SseTurn, type SseEndpoint } from './sse-turn';
-import { TurnSet } from './turn-set';
+import { type ChunkWireRequest, refusedTurn, TurnSet } from './turn-set';
 
 export interface IHttpTransportOptions extends SseEndpoint {
   /** Absolute base URL of the chunk-wire API (`chat`, `resume`, … below it). */
@@ -45,6 +45,12 @@ export class ChunkWireHttpTransport implements IAgentTransport {
   }
 
   startTurn(request: TurnRequest, sink: ITurnSink): ITurnHandle {
+    if (request.kind === 'tool_results') {
+      return refusedTurn(
+        sink,
+        this._trans.__('%1 runs no client tools', this.label)
+      );
+    }
     return this._turns.add(
       new ChunkWireTurn(this._options, this._trans, request, sink)
     );
@@ -83,7 +89,7 @@ class ChunkWireTurn implements ITurnHandle {
   constructor(
     private readonly _options: IHttpTransportOptions,
     trans: TranslationBundle,
-    private readonly _request: TurnRequest,
+    private readonly _request: ChunkWireRequest,
     sink: ITurnSink
   ) {
     const url = URLExt.join(_options.baseUrl, _request.kind);
@@ -154,7 +160,7 @@ class ChunkWireTurn implements ITurnHandle {
   private _stopping = false;
 }
 
-function requestBody(request: TurnRequest): unknown {
+function requestBody(request: ChunkWireRequest): unknown {
   return request.kind === 'chat'
     ? {
         message: request.message,

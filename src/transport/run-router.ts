@@ -9,6 +9,7 @@ import { stringField, type IAguiEvent } from '../agui/events';
 import type { AguiThread } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
 import type { IForeignRun } from '../contracts/transport';
+import type { JsonObject } from '../wire/json';
 import type { ITurnSink } from '../wire/turn';
 import { atSource, sinkOutput } from './frame-output';
 import { isTerminalEvent, type SequencerStep } from './run-sequencer';
@@ -42,6 +43,8 @@ export class RunRouter {
   /** Our turn on the thread, until it is released. */
   turn: WsTurn | null = null;
   readonly followers = new Set<RunFollower>();
+  /** The conversation's memory, which a run another client starts continues. */
+  memory: () => JsonObject | undefined = () => undefined;
 
   /** Whether our turn's run is the one being applied. */
   isApplying(turn: WsTurn): boolean {
@@ -120,6 +123,9 @@ export class RunRouter {
       for (const follower of this.followers) {
         sink = follower(foreign) ?? sink;
       }
+    }
+    if (!ours && sink) {
+      thread.load(this.memory());
     }
     const output = ours ? turn.sink : sink;
     const mapper = output

@@ -58,9 +58,19 @@ export class ThreadChannel implements IDisposable, ITurnChannel {
     }
   }
 
-  follow(onRun: RunFollower): IDisposable {
+  /**
+   * Show the runs other clients start to `onRun`; such a run continues the
+   * conversation `memory` gives (the thread is loaded from it first).
+   */
+  follow(
+    onRun: RunFollower,
+    memory?: () => JsonObject | undefined
+  ): IDisposable {
     const followers = this._router.followers;
     followers.add(onRun);
+    if (memory) {
+      this._router.memory = memory;
+    }
     this._subscribe();
     return {
       isDisposed: false,

@@ -1,5 +1,16 @@
 import type { IDisposable } from '@lumino/disposable';
-import type { ITurnHandle } from '../wire/turn';
+import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
+
+/** The requests of the chunk wire: it has no client tools (docs/protocol.md §8.11). */
+export type ChunkWireRequest = Exclude<TurnRequest, { kind: 'tool_results' }>;
+
+/** A turn the transport cannot run: it ends at once, failing with `reason`. */
+export function refusedTurn(sink: ITurnSink, reason: string): ITurnHandle {
+  return {
+    stop: () => undefined,
+    done: Promise.resolve().then(() => sink.end(reason))
+  };
+}
 
 /** A turn a transport can end at once, with no terminal frame. */
 export interface IAbortableTurn extends ITurnHandle {

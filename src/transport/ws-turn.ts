@@ -7,7 +7,12 @@ import { PromiseDelegate } from '@lumino/coreutils';
 import { runInput } from '../agui/request';
 import type { AguiThread } from '../agui/thread';
 import { cancelledByUser, type AguiRunMapper } from '../agui/to-chunk-frames';
-import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
+import type {
+  HistoryMode,
+  ITurnHandle,
+  ITurnSink,
+  TurnRequest
+} from '../wire/turn';
 import type { IEndpointTimeouts } from './endpoint';
 import { atSource } from './frame-output';
 import { IdleWatch } from './idle-watch';
@@ -16,6 +21,8 @@ export interface IWsTurnOptions extends IEndpointTimeouts {
   url: string;
   /** How long Stop waits for the run to end before ending the turn here. */
   cancelGraceMs: number;
+  /** What a run carries of the conversation (the endpoint's `history`). */
+  history?: HistoryMode;
   trans: TranslationBundle;
 }
 
@@ -70,9 +77,17 @@ export class WsTurn implements ITurnHandle {
     this._channel = channel;
   }
 
-  /** The run input (fresh run id) against what `thread` remembers. */
+  /**
+   * The run input (fresh run id): `thread` becomes the conversation's, as
+   * the request's memory has it, extended by the request.
+   */
   buildInput(thread: AguiThread): unknown {
-    const { input, note } = runInput(this._request, thread.openInterrupts);
+    thread.load(this._request.memory);
+    const { input, note } = runInput(
+      this._request,
+      thread,
+      this._options.history
+    );
     if (note) {
       this.diagnostic(atSource(this._options.url, note, this._options.trans));
     }

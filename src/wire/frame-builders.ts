@@ -8,6 +8,7 @@ import type {
   IActivityFrame,
   IStateFrame,
   IStreamingFrame,
+  IUsageFrame,
   IWireToolCall
 } from './frame-types';
 
@@ -65,5 +66,16 @@ export function activityFrame(
     id,
     activity_type: activityType,
     content: content ?? null
+  };
+}
+
+export function usageFrame(
+  inputTokens: number | null,
+  outputTokens: number | null
+): IUsageFrame {
+  return {
+    status: 'usage',
+    input_tokens: inputTokens,
+    output_tokens: outputTokens
   };
 }

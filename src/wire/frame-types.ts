@@ -1,8 +1,10 @@
 /**
  * The frames the panel reads (docs/protocol.md §2): contract B's shapes,
  * every B key optional, `null` = missing, plus the panel-internal frames of
- * the AG-UI adapter: `state`, `activity`, `subagent` (docs/protocol.md §2.7).
+ * the AG-UI adapter: `state`, `activity`, `subagent`, `usage`
+ * (docs/protocol.md §2.7).
  */
+import type { JsonObject } from './json';
 import type { ISubagentTag, SubagentStatus } from './types';
 
 /** One element of a `tool_calls` payload. */
@@ -53,11 +55,35 @@ export interface IStreamingFrame {
   subagent?: ISubagentTag;
 }
 
+/**
+ * What an AG-UI 1.0 interrupt asks for, when it is not a LangGraph review
+ * (docs/protocol.md §8.9): answered with a payload, not with decisions.
+ */
+export interface IWireInterruptRequest {
+  reason: string;
+  message: string | null;
+  /** The JSON Schema the answer must match; null: any answer. */
+  response_schema: JsonObject | null;
+  /** When it stops being answerable (ISO 8601 as sent); null: never. */
+  expires_at: string | null;
+  /** The tool call it is about, for a tool approval. */
+  tool_call_id: string | null;
+}
+
 export interface IInterruptFrame {
   status: 'interrupt';
   interrupt: IWireInterrupt;
   /** The producer's interrupt ids, when it revealed them (AG-UI only). */
   interrupt_ids?: string[];
+  /** An AG-UI 1.0 interrupt that asks for a payload (AG-UI only). */
+  request?: IWireInterruptRequest;
+}
+
+/** The tokens a run used, summed over its models (AG-UI only). */
+export interface IUsageFrame {
+  status: 'usage';
+  input_tokens: number | null;
+  output_tokens: number | null;
 }
 
 /** The agent's whole shared state after a snapshot or a patch (AG-UI only). */
@@ -118,4 +144,5 @@ export type WireFrame =
   | IStateFrame
   | IActivityFrame
   | ISubagentFrame
+  | IUsageFrame
   | IIgnoredFrame;

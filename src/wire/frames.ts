@@ -8,15 +8,16 @@
  * `{ok: false}` result naming the problem; it never throws.
  *
  * Panel-internal additions, produced only by the AG-UI adapter (docs/protocol.md §2.7)
- * and never by a chunk-wire producer: the `state`, `activity` and
- * `subagent` statuses, a `subagent` tag on streaming frames and
- * `interrupt_ids` on interrupt frames.
+ * and never by a chunk-wire producer: the `state`, `activity`, `subagent`
+ * and `usage` statuses, a `subagent` tag on streaming frames, and
+ * `interrupt_ids` and `request` on interrupt frames.
  */
 import { failure, type IFailure } from './problem';
 import {
   activityFrame,
   stateFrame,
   streamingFrame,
+  usageFrame,
   wireToolCall
 } from './frame-builders';
 import { errorMessage, isObject, type JsonObject } from './json';
@@ -101,6 +102,11 @@ function decodeChunkFrame(status: string, raw: JsonObject): WireFrame {
       return decodeActivity(raw);
     case 'subagent':
       return decodeSubagent(raw);
+    case 'usage':
+      return usageFrame(
+        numberOrNull(raw.input_tokens),
+        numberOrNull(raw.output_tokens)
+      );
     default:
       return ignored(`unknown status "${status}"`);
   }
@@ -117,6 +123,18 @@ function decodeInterrupt(raw: JsonObject): IInterruptFrame {
     frame.interrupt_ids = raw.interrupt_ids.filter(
       (id): id is string => typeof id === 'string'
     );
+  }
+  const request = isObject(raw.request) ? raw.request : null;
+  if (request && typeof request.reason === 'string') {
+    frame.request = {
+      reason: request.reason,
+      message: stringOrNull(request.message),
+      response_schema: isObject(request.response_schema)
+        ? request.response_schema
+        : null,
+      expires_at: stringOrNull(request.expires_at),
+      tool_call_id: stringOrNull(request.tool_call_id)
+    };
   }
   return frame;
 }

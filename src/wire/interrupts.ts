@@ -8,7 +8,8 @@ import { isObject, type JsonObject } from './json';
 import {
   CANONICAL_VERBS,
   type DecisionVerb,
-  type IActionRequest
+  type IActionRequest,
+  type IInterruptRequest
 } from './types';
 
 export interface IReviewRows {
@@ -224,4 +225,25 @@ function stringOrNull(value: unknown): string | null {
 
 function isString(value: unknown): value is string {
   return typeof value === 'string';
+}
+
+/**
+ * Whether an AG-UI 1.0 request can no longer be answered at `now` (ms):
+ * its `expiresAt` has passed. A value that is not a date never expires, as
+ * the protocol says a consumer reads it.
+ */
+export function isExpired(
+  request: IInterruptRequest | undefined,
+  now: number
+): boolean {
+  const at = expiryOf(request);
+  return at !== null && at <= now;
+}
+
+/** When the request expires (ms), or null when it never does. */
+export function expiryOf(
+  request: IInterruptRequest | undefined
+): number | null {
+  const at = request?.expiresAt ? Date.parse(request.expiresAt) : NaN;
+  return Number.isFinite(at) ? at : null;
 }

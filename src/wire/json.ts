@@ -11,3 +11,18 @@ export function isObject(value: unknown): value is JsonObject {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** JSON equality: same scalars, same lists in order, same keys and values. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, i) => sameJson(item, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every(key => key in b && sameJson(a[key], b[key]))
+    );
+  }
+  return a === b;
+}

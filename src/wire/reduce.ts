@@ -8,10 +8,11 @@
  */
 import type {
   IActivityFrame,
+  IInterruptFrame,
   IStreamingFrame,
   ISubagentFrame,
   IWireExtraction,
-  IWireInterrupt,
+  IWireInterruptRequest,
   IWireToolCall,
   IWireToolResult,
   WireFrame
@@ -30,6 +31,7 @@ import {
   type IActivity,
   type IExtractionCard,
   type IInterruptCard,
+  type IInterruptRequest,
   type IReasoningBlock,
   type ISubagentRun,
   type ISubagentTag,
@@ -41,6 +43,7 @@ import {
   type TranscriptItem,
   type TurnChange
 } from './types';
+import type { IClientToolResult, InterruptResponse } from './turn';
 
 /** The marker core appends to a capped tool result (docs/protocol.md §2.2). */
 const TRUNCATION_MARKER = '…(truncated)';
@@ -75,7 +78,7 @@ export class TurnReducer {
     for (const card of options.pendingInterrupts ?? []) {
       if (card.answered === null) {
         this._interruptsBySignature.set(
-          interruptSignature(card.actions, card.allowedDecisions),
+          interruptSignature(card.actions, card.allowedDecisions, card.request),
           card
         );
       }
@@ -94,7 +97,7 @@ export class TurnReducer {
       case 'streaming':
         return this._applyStreaming(frame);
       case 'interrupt':
-        return this._applyInterrupt(frame.interrupt, frame.interrupt_ids);
+        return this._applyInterrupt(frame);
       case 'complete':
         return this._end(
           this._sawInterrupt || frame.outcome === 'interrupted'
@@ -116,6 +119,12 @@ export class TurnReducer {
         return this._applyActivity(frame);
       case 'subagent':
         return this._applySubagent(frame);
+      case 'usage':
+        this.state.usage = {
+          inputTokens: frame.input_tokens,
+          outputTokens: frame.output_tokens
+        };
+        return [{ type: 'usage', usage: this.state.usage }];
       case 'ignored':
         return [];
     }
@@ -378,17 +387,15 @@ export class TurnReducer {
     this._add(card, changes);
   }
 
-  private _applyInterrupt(
-    payload: IWireInterrupt,
-    interruptIds: readonly string[] = []
-  ): TurnChange[] {
+  private _applyInterrupt(frame: IInterruptFrame): TurnChange[] {
     this._closeBlocks();
     this._sawInterrupt = true;
-    const { actions, allowedDecisions } = readReviewRows(payload);
-    const signature = interruptSignature(actions, allowedDecisions);
+    const { actions, allowedDecisions } = readReviewRows(frame.interrupt);
+    const request = frame.request ? readRequest(frame.request) : undefined;
+    const signature = interruptSignature(actions, allowedDecisions, request);
     const existing = this._interruptsBySignature.get(signature);
     if (existing && existing.answered === null) {
-      for (const id of interruptIds) {
+      for (const id of frame.interrupt_ids ?? []) {
         if (!existing.interruptIds.includes(id)) {
           existing.interruptIds.push(id);
         }
@@ -400,8 +407,9 @@ export class TurnReducer {
       key: nextItemKey(),
       actions,
       allowedDecisions,
-      interruptIds: [...interruptIds],
-      answered: null
+      interruptIds: [...(frame.interrupt_ids ?? [])],
+      answered: null,
+      ...(request ? { request } : {})
     };
     this._interruptsBySignature.set(signature, card);
     const changes: TurnChange[] = [];
@@ -520,8 +528,28 @@ export type LocalTurnEvent =
       cards: readonly IInterruptCard[];
       decisions: readonly Decision[];
     }
+  /** An AG-UI 1.0 request card was answered with `response`. */
+  | {
+      type: 'request_answered';
+      card: IInterruptCard;
+      response: InterruptResponse;
+    }
   /** The producer had no review waiting for these cards: answered in another tab. */
   | { type: 'answered_elsewhere'; cards: readonly IInterruptCard[] }
+  /** The panel runs these calls of its client tools (docs/protocol.md §8.11). */
+  | { type: 'client_tools_running'; cards: readonly IToolCard[] }
+  /** A client tool the panel ran gave `result`. */
+  | {
+      type: 'client_tool_finished';
+      card: IToolCard;
+      result: IClientToolResult;
+      /** How long it ran; null when that is not known (cut by a reload). */
+      durationMs: number | null;
+    }
+  /** These client tools' results went to the agent. */
+  | { type: 'client_tools_delivered'; cards: readonly IToolCard[] }
+  /** A note of the panel's own on a turn that ended. */
+  | { type: 'note'; message: string }
   /** The turn was still streaming when the page was left: it ends as cancelled. */
   | { type: 'ended_by_reload' };
 
@@ -540,11 +568,35 @@ export function applyLocalEvent(
       }
       return updated(event.cards);
     }
+    case 'request_answered':
+      event.card.answered = [];
+      event.card.response = event.response;
+      return updated([event.card]);
     case 'answered_elsewhere':
       for (const card of event.cards) {
         card.answeredElsewhere = true;
       }
       return updated(event.cards);
+    case 'client_tools_running':
+      for (const card of event.cards) {
+        card.clientTool = { delivered: false };
+      }
+      return updated(event.cards);
+    case 'client_tool_finished': {
+      const { card, result } = event;
+      card.result = result.content;
+      card.status = result.error ? 'error' : 'success';
+      card.durationMs = event.durationMs;
+      return updated([card]);
+    }
+    case 'client_tools_delivered':
+      for (const card of event.cards) {
+        card.clientTool = { delivered: true };
+      }
+      return updated(event.cards);
+    case 'note':
+      state.diagnostics.push(event.message);
+      return [{ type: 'diagnostic', message: event.message }];
     case 'ended_by_reload':
       if (state.outcome !== null) {
         return [];
@@ -620,7 +672,8 @@ function rawArgsOf(args: unknown): string | null {
 /** What makes two interrupts "the same pending request" (F10c). */
 function interruptSignature(
   actions: readonly IActionRequest[],
-  allowedDecisions: readonly DecisionVerb[]
+  allowedDecisions: readonly DecisionVerb[],
+  request: IInterruptRequest | undefined
 ): string {
   return JSON.stringify([
     allowedDecisions,
@@ -629,6 +682,17 @@ function interruptSignature(
       action.allowed,
       action.argsSchema,
       action.synthetic
-    ])
+    ]),
+    request ?? null
   ]);
+}
+
+function readRequest(request: IWireInterruptRequest): IInterruptRequest {
+  return {
+    reason: request.reason,
+    message: request.message,
+    responseSchema: request.response_schema,
+    expiresAt: request.expires_at,
+    toolCallId: request.tool_call_id
+  };
 }

@@ -3,6 +3,7 @@
  * back: the shapes every transport and the model share. Pure data.
  */
 import type { WireFrame } from './frame-types';
+import type { JsonObject } from './json';
 import type { Decision } from './types';
 
 /** Workspace context that accompanies a chat message (LangStage HTTP names). */
@@ -13,25 +14,97 @@ export interface ITurnContext {
   selection_metadata?: string;
 }
 
+/**
+ * What an AG-UI run carries of the conversation (an endpoint's `history`
+ * setting): `full`, every message (a conforming agent may keep nothing);
+ * `latest`, only the run's new messages, for a server that keeps its own.
+ */
+export type HistoryMode = 'full' | 'latest';
+
+/** A tool the panel offers the agent to call (AG-UI `Tool`, docs/protocol.md §8.11). */
+export interface IOfferedTool {
+  name: string;
+  description: string;
+  /** The JSON Schema of its arguments. */
+  parameters: JsonObject;
+}
+
+/** A call of an offered tool that the producer left for the panel to run. */
+export interface IClientToolCall {
+  /** The producer's tool-call id. */
+  id: string;
+  name: string;
+  /** The parsed arguments (`{"_raw": text}` when they were not JSON). */
+  args: unknown;
+}
+
+/** What the panel's run of a client tool gave (a `role: "tool"` message). */
+export interface IClientToolResult {
+  callId: string;
+  name: string;
+  /** The result as text: a string as returned, anything else as JSON. */
+  content: string;
+  /** The tool failed (or was cancelled): `content` says why. */
+  error: boolean;
+}
+
+/**
+ * The answer to an AG-UI 1.0 interrupt (docs/protocol.md §8.9): a payload
+ * for what it asked, or abandoned.
+ */
+export type InterruptResponse =
+  { status: 'resolved'; payload: unknown } | { status: 'cancelled' };
+
+/** One review a resume answers. */
+export interface IReviewAnswer {
+  /** The interrupt ids of its card, when the producer revealed them. */
+  interruptIds: string[];
+  /** How many of the resume's decisions are its own (its review rows). */
+  rows: number;
+  /** For an AG-UI 1.0 request card: its answer, instead of decisions. */
+  response?: InterruptResponse;
+}
+
+/** What every request carries besides its kind. */
+interface ITurnRequestBase {
+  threadId: string;
+  /**
+   * What the transport asked to remember of this conversation after its
+   * last turn (`ITurnSink.remember`), handed back unread by the model.
+   * Absent when it never asked.
+   */
+  memory?: JsonObject;
+  /** The client tools the panel offers on this run. */
+  tools?: IOfferedTool[];
+  /**
+   * Results of client tools the agent has not been given yet, delivered
+   * before anything else of this request.
+   */
+  toolResults?: IClientToolResult[];
+}
+
 /** What the panel asks a transport to run. */
 export type TurnRequest =
-  | {
+  | (ITurnRequestBase & {
       kind: 'chat';
-      threadId: string;
       message: string;
       context?: ITurnContext;
-    }
-  | {
+    })
+  | (ITurnRequestBase & {
       kind: 'resume';
-      threadId: string;
       decisions: Decision[];
       /**
        * The reviews these decisions answer, in order: each one's interrupt
        * ids (when the producer revealed them) and how many decisions it
        * takes. Lets AG-UI address each interrupt even after a page reload.
        */
-      reviews?: { interruptIds: string[]; rows: number }[];
-    };
+      reviews?: IReviewAnswer[];
+    })
+  | (ITurnRequestBase & {
+      /** Continue after the panel ran the client tools the agent called. */
+      kind: 'tool_results';
+      toolResults: IClientToolResult[];
+    });
 
 /**
  * Why a producer refused a request without running anything, when the model
@@ -49,6 +122,19 @@ export type TurnRefusal = 'nothing_pending';
 export interface ITurnSink {
   frame(frame: WireFrame): void;
   diagnostic(message: string): void;
+  /**
+   * What the transport needs back on the conversation's next request
+   * (`TurnRequest.memory`): plain JSON the model saves with the
+   * conversation and never reads. Only transports that keep the thread on
+   * the client (AG-UI) call it, before `end`.
+   */
+  remember?(memory: JsonObject): void;
+  /**
+   * Calls of offered client tools the producer ended its run without
+   * answering, reported before `end`: the model runs them and continues
+   * with a `tool_results` request.
+   */
+  clientToolCalls?(calls: IClientToolCall[]): void;
   /**
    * The stream is over: `reason` is set when the transport itself failed
    * (HTTP status, network, kernel died) and names the endpoint and cause.

@@ -4,6 +4,7 @@
  * Pure data, shared by every layer. See docs in `fixtures/chunk-wire/README.md`
  * and docs/protocol.md §4, §5 (reducer rules, interrupts).
  */
+import type { InterruptResponse } from './turn';
 
 /** The four canonical decision verbs, in canonical order. */
 export type DecisionVerb = 'reject' | 'edit' | 'respond' | 'approve';
@@ -74,6 +75,11 @@ export interface IToolCard {
   /** A result with no matching call. */
   orphan: boolean;
   subagent?: ISubagentTag;
+  /**
+   * A call of a tool the panel offered, run here (docs/protocol.md §8.11);
+   * absent for every other call. `delivered`: its result went to the agent.
+   */
+  clientTool?: { delivered: boolean };
 }
 
 export interface IExtractionCard {
@@ -84,6 +90,23 @@ export interface IExtractionCard {
   data: unknown;
   /** Key of the tool card this extraction follows, when there is one. */
   toolKey: number | null;
+}
+
+/**
+ * What an AG-UI 1.0 interrupt that is not a LangGraph review asks for
+ * (docs/protocol.md §8.9): it is answered with a payload, not decisions.
+ */
+export interface IInterruptRequest {
+  /** Why the run stopped, e.g. `input_required`, `tool_call`. */
+  reason: string;
+  /** The prompt for whoever answers. */
+  message: string | null;
+  /** The JSON Schema the answer must match; null: any answer. */
+  responseSchema: unknown;
+  /** When it stops being answerable (as sent); null: never. */
+  expiresAt: string | null;
+  /** The tool call it concerns (a tool approval). */
+  toolCallId: string | null;
 }
 
 /** One row of a review: an action request read as docs/protocol.md §5.3–5.4. */
@@ -109,8 +132,12 @@ export interface IInterruptCard {
   allowedDecisions: DecisionVerb[];
   /** Interrupt ids when the producer revealed them (AG-UI). */
   interruptIds: string[];
-  /** The decisions sent for this card, once answered. */
+  /** The decisions sent for this card, once answered (`[]` for a request). */
   answered: Decision[] | null;
+  /** An AG-UI 1.0 interrupt asking for a payload; absent for a review. */
+  request?: IInterruptRequest;
+  /** The answer sent for `request`, once answered. */
+  response?: InterruptResponse;
   /**
    * The producer had no review waiting when `answered` was sent: it was
    * answered elsewhere (another tab or window) and these decisions were not
@@ -147,6 +174,12 @@ export interface ISubagentRun {
   message: string | null;
 }
 
+/** Tokens a turn's run reported (AG-UI `TokenUsage`, summed over models). */
+export interface ITokenUsage {
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
 export interface ITurnError {
   message: string;
   traceback: string | null;
@@ -171,6 +204,8 @@ export interface ITurnState {
   activities?: IActivity[];
   /** The subagent runs of this turn, in start order, at their latest status. */
   subagents?: ISubagentRun[];
+  /** The tokens the turn's run used, when the producer reported them. */
+  usage?: ITokenUsage;
 }
 
 /** What one applied frame changed, so a view can update only that. */
@@ -181,7 +216,8 @@ export type TurnChange =
   | { type: 'diagnostic'; message: string }
   | { type: 'state'; state: unknown }
   | { type: 'activity'; activity: IActivity }
-  | { type: 'subagent'; subagent: ISubagentRun };
+  | { type: 'subagent'; subagent: ISubagentRun }
+  | { type: 'usage'; usage: ITokenUsage };
 
 /** The text the panel shows when a stream ends with no terminal frame. */
 export const STREAM_ENDED_UNEXPECTEDLY = 'stream ended unexpectedly';

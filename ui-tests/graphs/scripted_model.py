@@ -3,6 +3,9 @@
 ``script(messages)`` picks the reply from the conversation so far: an
 ``AIMessage`` with text, tool calls, or both. Text streams word by word; tool
 calls stream like a provider's (name and id first, then the argument JSON).
+With ``report_usage`` the last chunk carries LangChain ``usage_metadata``, as a
+provider that reports usage does: a token per message read, one per word
+written.
 The graphs run on an event loop (their agent's own, in the server), so only
 the async stream is implemented: its ``asyncio.sleep`` between tokens is where
 a cancel lands.
@@ -31,6 +34,7 @@ def words(text: str) -> list[str]:
 class ScriptedChatModel(BaseChatModel):
     script: Callable[[list[BaseMessage]], AIMessage]
     seconds_per_token: float = 0.0
+    report_usage: bool = False
 
     @property
     def _llm_type(self) -> str:
@@ -64,3 +68,7 @@ class ScriptedChatModel(BaseChatModel):
             body = {"name": None, "args": json.dumps(call["args"]), "id": None, "index": index}
             for tool_call_chunk in (head, body):
                 yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[tool_call_chunk]))
+        if self.report_usage:
+            read, written = len(messages), len(words(reply.text))
+            usage = {"input_tokens": read, "output_tokens": written, "total_tokens": read + written}
+            yield ChatGenerationChunk(message=AIMessageChunk(content="", usage_metadata=usage))

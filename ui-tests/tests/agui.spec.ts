@@ -2,7 +2,9 @@
  * The panel against real AG-UI endpoints, started by this file on 127.0.0.1:
  * `langstage-agui --demo=tools --cors` (HTTP + SSE) and the chanx websocket
  * test server (scripts/agui_ws_server.py) driving the same demo agent, plus a
- * slow graph behind each for Stop.
+ * slow graph behind each for Stop, and a graph that reports what its
+ * checkpoint holds, to show that the whole conversation the panel sends
+ * with each run is not added to the server's history twice.
  */
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as path from 'path';
@@ -14,32 +16,37 @@ import {
   openPanel,
   PLUGIN_ID,
   send,
+  startFresh,
   waitIdle
 } from './review-panel-helpers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const GRAPHS = path.join(ROOT, 'ui-tests', 'graphs');
 const SLOW_GRAPH = `${path.join(GRAPHS, 'slow.py')}:graph`;
+const HISTORY_GRAPH = `${path.join(GRAPHS, 'history_count.py')}:graph`;
 const PYTHON = process.env.PYTHON ?? 'python';
 
-/** Four free loopback ports, found before the settings are declared. */
-const [HTTP_DEMO, HTTP_SLOW, WS_DEMO, WS_SLOW] = JSON.parse(
-  execFileSync(PYTHON, [
-    '-c',
-    [
-      'import json, socket',
-      'socks = [socket.socket() for _ in range(4)]',
-      '[s.bind(("127.0.0.1", 0)) for s in socks]',
-      'print(json.dumps([s.getsockname()[1] for s in socks]))'
-    ].join('\n')
-  ]).toString()
-) as number[];
+/** Six free loopback ports, found before the settings are declared. */
+const [HTTP_DEMO, HTTP_SLOW, WS_DEMO, WS_SLOW, HTTP_HISTORY, WS_HISTORY] =
+  JSON.parse(
+    execFileSync(PYTHON, [
+      '-c',
+      [
+        'import json, socket',
+        'socks = [socket.socket() for _ in range(6)]',
+        '[s.bind(("127.0.0.1", 0)) for s in socks]',
+        'print(json.dumps([s.getsockname()[1] for s in socks]))'
+      ].join('\n')
+    ]).toString()
+  ) as number[];
 
 const ENDPOINTS = {
   'AG-UI demo': `http://127.0.0.1:${HTTP_DEMO}/`,
   'AG-UI slow': `http://127.0.0.1:${HTTP_SLOW}/`,
   'AG-UI socket': `ws://127.0.0.1:${WS_DEMO}/ws/agent`,
-  'AG-UI socket slow': `ws://127.0.0.1:${WS_SLOW}/ws/agent`
+  'AG-UI socket slow': `ws://127.0.0.1:${WS_SLOW}/ws/agent`,
+  'AG-UI history': `http://127.0.0.1:${HTTP_HISTORY}/`,
+  'AG-UI socket history': `ws://127.0.0.1:${WS_HISTORY}/ws/agent`
 };
 
 function useEndpoint(name: keyof typeof ENDPOINTS): void {
@@ -109,11 +116,15 @@ test.beforeAll(async () => {
   agui(HTTP_SLOW, '--agent', SLOW_GRAPH);
   chanx(WS_DEMO);
   chanx(WS_SLOW, '--agent', SLOW_GRAPH);
+  agui(HTTP_HISTORY, '--agent', HISTORY_GRAPH);
+  chanx(WS_HISTORY, '--agent', HISTORY_GRAPH);
   await Promise.all([
     waitFor(ENDPOINTS['AG-UI demo']),
     waitFor(ENDPOINTS['AG-UI slow']),
+    waitFor(ENDPOINTS['AG-UI history']),
     waitFor(`http://127.0.0.1:${WS_DEMO}/health`),
-    waitFor(`http://127.0.0.1:${WS_SLOW}/health`)
+    waitFor(`http://127.0.0.1:${WS_SLOW}/health`),
+    waitFor(`http://127.0.0.1:${WS_HISTORY}/health`)
   ]);
 });
 
@@ -179,6 +190,33 @@ async function demoConversation(panel: Locator): Promise<void> {
   await expect(panel.locator('.jp-AgentPanel-input')).toBeEnabled();
 }
 
+/**
+ * Three turns, one with a tool call, each sending the whole conversation:
+ * the graph's checkpoint holds each message once, and the tokens its model
+ * reports show under the turn.
+ */
+async function historyOnce(panel: Locator): Promise<void> {
+  for (const [text, answer] of [
+    ['hello', 'Checkpoint: 1 messages, 1 distinct ids, 1 from the user.'],
+    [
+      'use the tool',
+      'Checkpoint: 5 messages, 5 distinct ids, 2 from the user.'
+    ],
+    ['three', 'Checkpoint: 7 messages, 7 distinct ids, 3 from the user.']
+  ]) {
+    await send(panel, text);
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+      answer
+    );
+    await waitIdle(panel);
+  }
+  // The graph's model reports LangChain usage metadata; the adapter sends it
+  // on RUN_FINISHED: a token per message read, one per word written.
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-usage')).toHaveText(
+    '7 tokens in · 10 out'
+  );
+}
+
 /** Stop a slow run: the partial answer stays and nothing more arrives. */
 async function stopMidRun(panel: Locator, wait: (ms: number) => Promise<void>) {
   await send(panel, 'count');
@@ -232,5 +270,25 @@ test.describe('AG-UI over a chanx websocket, slow graph', () => {
     page
   }) => {
     await stopMidRun(await openPanel(page), ms => page.waitForTimeout(ms));
+  });
+});
+
+test.describe('AG-UI over HTTP, a graph that counts its checkpoint', () => {
+  useEndpoint('AG-UI history');
+
+  test('the whole conversation sent with each run is not stored twice', async ({
+    page
+  }) => {
+    await historyOnce(await startFresh(page));
+  });
+});
+
+test.describe('AG-UI over a chanx websocket, a graph that counts its checkpoint', () => {
+  useEndpoint('AG-UI socket history');
+
+  test('the whole conversation sent with each run is not stored twice', async ({
+    page
+  }) => {
+    await historyOnce(await startFresh(page));
   });
 });

@@ -7,10 +7,16 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Locator, Page, Request } from '@playwright/test';
+import type { Page, Request } from '@playwright/test';
 
 import { FaultServer, faultEndpoint, playwrightPage } from './fault-server';
-import { lastTurn, openPanel, send, waitIdle } from './review-panel-helpers';
+import {
+  lastTurn,
+  openPanel,
+  send,
+  startFresh,
+  waitIdle
+} from './review-panel-helpers';
 
 const DEMO_RESUMED =
   "Resumed. Your decision was: {'decisions': [{'type': 'approve'}]}.";
@@ -31,13 +37,6 @@ function resumeLog(page: Page): { url: string; status: () => number }[] {
     }
   });
   return log;
-}
-
-async function startFresh(page: IJupyterLabPageFixture): Promise<Locator> {
-  const panel = await openPanel(page);
-  await panel.locator('.jp-AgentPanel-newChat').click();
-  await expect(panel.locator('.jp-AgentPanel-turn')).toHaveCount(0);
-  return panel;
 }
 
 test.describe('reload while a turn streams', () => {

@@ -32,6 +32,16 @@ export async function openPanel(
   return panel;
 }
 
+/** Open the panel on a new conversation (one a previous test left is set aside). */
+export async function startFresh(
+  page: IJupyterLabPageFixture
+): Promise<Locator> {
+  const panel = await openPanel(page);
+  await panel.locator('.jp-AgentPanel-newChat').click();
+  await expect(panel.locator('.jp-AgentPanel-turn')).toHaveCount(0);
+  return panel;
+}
+
 export async function send(panel: Locator, text: string): Promise<void> {
   const input = panel.locator('.jp-AgentPanel-input');
   await input.fill(text);

@@ -5,8 +5,11 @@ import {
 import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
+import { translated } from '../../contracts/problems';
 import type { IAgentTransport, IForeignRun } from '../../contracts/transport';
 import type {
+  IClientToolCall,
+  InterruptResponse,
   ITurnContext,
   ITurnHandle,
   ITurnSink,
@@ -15,14 +18,29 @@ import type {
 } from '../../wire/turn';
 import type { WireFrame } from '../../wire/frame-types';
 import { buildResume, reviewRowCount } from '../../wire/decisions';
-import { applyLocalEvent, TurnReducer } from '../../wire/reduce';
+import { expiryOf, isExpired } from '../../wire/interrupts';
+import type { JsonObject } from '../../wire/json';
+import { validateJson } from '../../wire/json-schema';
+import {
+  applyLocalEvent,
+  type LocalTurnEvent,
+  TurnReducer
+} from '../../wire/reduce';
 import type {
   Decision,
   IInterruptCard,
+  IToolCard,
+  ITokenUsage,
   ITurnState,
   TranscriptItem,
   TurnChange
 } from '../../wire/types';
+import {
+  ClientToolRegistry,
+  failInterruptedTools,
+  type IOwedResult,
+  owedResults
+} from './client-tools';
 
 export interface IUserEntry {
   readonly kind: 'user';
@@ -60,7 +78,16 @@ export interface IChatRestore {
   entries: ChatEntry[];
   /** The endpoint the conversation belongs to; absent or null: the default. */
   endpointName?: string | null;
+  /** What its transport asked to remember (`ChatModel.transportMemory`). */
+  transportMemory?: JsonObject | null;
 }
+
+/**
+ * How many runs in a row may continue by themselves after client tools
+ * before the panel waits for the user: an agent that calls tools forever
+ * must not run forever.
+ */
+export const MAX_TOOL_FOLLOW_UPS = 10;
 
 /**
  * The conversation as other plugins read it (`IAgentPanel.model`): what the
@@ -85,6 +112,19 @@ export class ChatModel implements IConversation, IDisposable {
   ) {
     this._threadId = threadId;
     this._trans = trans;
+    this.clientTools = new ClientToolRegistry(trans);
+  }
+
+  /** The tools offered to the agent on every run, run here when it calls them. */
+  readonly clientTools: ClientToolRegistry;
+
+  /**
+   * What the transport asked to remember of this conversation (AG-UI: the
+   * thread's messages, state and open interrupts), handed back with every
+   * request and saved with the conversation; null until it asks.
+   */
+  get transportMemory(): JsonObject | null {
+    return this._memory;
   }
 
   get threadId(): string {
@@ -154,16 +194,42 @@ export class ChatModel implements IConversation, IDisposable {
     return this._running?.entry ?? null;
   }
 
-  /** The interrupt cards a resume must answer, when a review is pending. */
+  /**
+   * The interrupt cards a resume must answer, when a review is pending (an
+   * AG-UI request past its `expiresAt` no longer is).
+   */
   get pendingInterrupts(): IInterruptCard[] {
     const last = this._lastTurn();
     if (!last || last.state.outcome !== 'interrupted') {
       return [];
     }
+    const now = Date.now();
     return last.state.items.filter(
       (item): item is IInterruptCard =>
-        item.kind === 'interrupt' && item.answered === null
+        item.kind === 'interrupt' &&
+        item.answered === null &&
+        !isExpired(item.request, now)
     );
+  }
+
+  /** The tokens its turns reported, summed; null when none reported any. */
+  get tokenUsage(): ITokenUsage | null {
+    const used = this._entries.flatMap(entry =>
+      entry.kind === 'turn' && entry.state.usage ? [entry.state.usage] : []
+    );
+    if (used.length === 0) {
+      return null;
+    }
+    const sum = (key: keyof ITokenUsage): number | null => {
+      const counts = used
+        .map(usage => usage[key])
+        .filter((count): count is number => count !== null);
+      return counts.length > 0 ? counts.reduce((a, b) => a + b, 0) : null;
+    };
+    return {
+      inputTokens: sum('inputTokens'),
+      outputTokens: sum('outputTokens')
+    };
   }
 
   findItem(turnKey: string, itemKey: number): TranscriptItem | undefined {
@@ -186,6 +252,7 @@ export class ChatModel implements IConversation, IDisposable {
       context: context ?? null,
       time: Date.now()
     });
+    this._followUps = 0;
     this._startTurn({
       kind: 'chat',
       threadId: this._threadId,
@@ -195,46 +262,76 @@ export class ChatModel implements IConversation, IDisposable {
   }
 
   /**
-   * Answer the pending review: one decision per action row, in order. The
-   * resume is sent once: a second call (a double click) finds the turn
-   * running and is refused, and nothing is marked answered unless it is sent.
+   * Answer the pending review: one decision per action row of its LangGraph
+   * review cards, in order. The resume is sent once: a second call (a
+   * double click) finds the turn running and is refused, and nothing is
+   * marked answered unless it is sent. AG-UI requests of the same turn
+   * (`respond`) must be answered first.
    */
   answer(decisions: Decision[]): void {
-    const cards = this.pendingInterrupts;
-    if (this._status !== 'awaiting-decision' || cards.length === 0) {
-      throw new Error(this._trans.__('There is no pending review to answer.'));
+    const cards = this._pendingCards();
+    const reviews = cards.filter(card => !card.request);
+    if (reviews.length === 0) {
+      throw new Error(
+        this._trans.__('The agent asks for an answer here, not a decision.')
+      );
     }
-    this._assertTransport();
-    const envelope = buildResume(cards, decisions);
-    const last = this._lastTurn()!;
-    this._turnChanged.emit({
-      entry: last,
-      changes: applyLocalEvent(last.state, {
-        type: 'review_answered',
-        cards,
-        decisions: envelope.decisions
-      })
-    });
-    this._startTurn(
-      {
-        kind: 'resume',
-        threadId: this._threadId,
-        decisions: envelope.decisions,
-        reviews: cards.map(card => ({
-          interruptIds: [...card.interruptIds],
-          rows: reviewRowCount(card)
-        }))
-      },
-      { entry: last, cards }
-    );
+    if (cards.some(card => card.request && !this._held.has(card))) {
+      throw new Error(
+        this._trans.__(
+          'Answer the other request of the agent in this turn first.'
+        )
+      );
+    }
+    this._resume(cards, buildResume(reviews, decisions).decisions);
   }
 
-  /** Ask the running turn to stop. */
+  /**
+   * Answer an AG-UI request card (docs/protocol.md §8.9): a payload that
+   * validates against its response schema, or `cancelled`. Sent with the
+   * resume once every pending card of the turn is answered.
+   */
+  respond(card: IInterruptCard, response: InterruptResponse): void {
+    const trans = this._trans;
+    if (card.request && isExpired(card.request, Date.now())) {
+      throw new Error(
+        trans.__(
+          'This request expired at %1: it can no longer be answered.',
+          String(card.request.expiresAt)
+        )
+      );
+    }
+    const cards = this._pendingCards();
+    if (!card.request || !cards.includes(card)) {
+      throw new Error(trans.__('There is no pending review to answer.'));
+    }
+    if (response.status === 'resolved') {
+      const problems = validateJson(
+        response.payload,
+        card.request.responseSchema
+      );
+      if (problems.length > 0) {
+        throw new Error(
+          trans.__(
+            'The answer does not match what the agent asked for: %1',
+            problems.map(found => translated(found, trans)).join('; ')
+          )
+        );
+      }
+    }
+    this._held.set(card, response);
+    if (cards.every(pending => this._held.has(pending))) {
+      this._resume(cards, []);
+    }
+  }
+
+  /** Ask the running turn (or the running client tools) to stop. */
   stop(): void {
     if (this._running) {
       this._running.stopRequested = true;
       this._running.handle.stop();
     }
+    this._toolPhase?.abort();
   }
 
   /** Send the last user message again (after an error or a stop). */
@@ -253,6 +350,8 @@ export class ChatModel implements IConversation, IDisposable {
     this._detachRunning();
     this._entries = [];
     this._threadId = threadId;
+    this._memory = null;
+    clearTimeout(this._expiryTimer);
     this.endpointName = null;
     this._followThread();
     this._cleared.emit();
@@ -264,8 +363,13 @@ export class ChatModel implements IConversation, IDisposable {
    * A turn that was still streaming when it was saved cannot be resumed: it
    * ends here as cancelled and is marked `interruptedByReload`.
    */
-  restore({ threadId, entries, endpointName }: IChatRestore): void {
-    if (this._running) {
+  restore({
+    threadId,
+    entries,
+    endpointName,
+    transportMemory
+  }: IChatRestore): void {
+    if (this._running || this._toolPhase) {
       throw new Error(
         this._trans.__(
           'A turn is running; the saved conversation was not restored.'
@@ -274,22 +378,28 @@ export class ChatModel implements IConversation, IDisposable {
     }
     const now = Date.now();
     for (const entry of entries) {
+      if (entry.kind !== 'turn') {
+        continue;
+      }
       const cut =
-        entry.kind === 'turn' &&
         applyLocalEvent(entry.state, { type: 'ended_by_reload' }).length > 0;
       if (cut) {
         entry.endedAt = entry.endedAt ?? now;
         entry.interruptedByReload = true;
       }
+      failInterruptedTools(
+        entry.state,
+        this._trans.__('Interrupted by a page reload.')
+      );
     }
     this._entries = [...entries];
     this._threadId = threadId;
+    this._memory = transportMemory ?? null;
+    this._held.clear();
     this.endpointName = endpointName ?? null;
     this._followThread();
     this._cleared.emit();
-    this._setStatus(
-      this.pendingInterrupts.length > 0 ? 'awaiting-decision' : 'idle'
-    );
+    this._settleStatus();
   }
 
   dispose(): void {
@@ -300,6 +410,7 @@ export class ChatModel implements IConversation, IDisposable {
     this._detachRunning();
     this._following?.dispose();
     this._following = null;
+    clearTimeout(this._expiryTimer);
     Signal.clearData(this);
   }
 
@@ -310,11 +421,34 @@ export class ChatModel implements IConversation, IDisposable {
     return this._transport;
   }
 
+  /**
+   * Start `request` (kept on its entry as it is); the transport also gets
+   * the conversation's memory, the offered tools and the client-tool
+   * results the agent has not been given yet.
+   */
   private _startTurn(request: TurnRequest, answering?: IAnswering): void {
     const transport = this._assertTransport();
-    const running = this._openTurn(request);
+    const owed = owedResults(
+      this._entries.filter(
+        (entry): entry is ITurnEntry => entry.kind === 'turn'
+      )
+    );
+    const results = owed.map(({ result }) => result);
+    const running = this._openTurn(
+      request.kind === 'tool_results'
+        ? { ...request, toolResults: results }
+        : request
+    );
     running.answering = answering;
-    running.handle = transport.startTurn(request, this._sinkFor(running));
+    running.carried = owed;
+    const tools = this.clientTools.offered();
+    const sent: TurnRequest = {
+      ...request,
+      ...(this._memory ? { memory: this._memory } : {}),
+      ...(tools.length > 0 ? { tools } : {}),
+      ...(results.length > 0 ? { toolResults: results } : {})
+    };
+    running.handle = transport.startTurn(sent, this._sinkFor(running));
   }
 
   /** Add a turn entry and make it the running turn; its handle comes next. */
@@ -334,6 +468,7 @@ export class ChatModel implements IConversation, IDisposable {
       reducer,
       stopRequested: false,
       detached: false,
+      carried: [],
       handle: null!
     };
     this._running = running;
@@ -347,9 +482,31 @@ export class ChatModel implements IConversation, IDisposable {
         this._applyTo(running, running.reducer.apply(frame)),
       diagnostic: (message: string) =>
         this._applyTo(running, running.reducer.diagnostic(message)),
+      remember: memory => this._remember(running, memory),
+      clientToolCalls: calls => {
+        // Another client's run: that client runs its tools.
+        if (running.entry.request !== null) {
+          running.clientCalls = calls;
+        }
+      },
       end: (failure?: string, refusal?: TurnRefusal) =>
         this._endTurn(running, failure, refusal)
     };
+  }
+
+  /** The run finished: its memory is the conversation's, its results delivered. */
+  private _remember(running: IRunningTurn, memory: JsonObject): void {
+    if (running.detached) {
+      return;
+    }
+    this._memory = memory;
+    for (const { entry, card } of running.carried) {
+      this._applyLocal(entry, {
+        type: 'client_tools_delivered',
+        cards: [card]
+      });
+    }
+    running.carried = [];
   }
 
   /**
@@ -359,13 +516,15 @@ export class ChatModel implements IConversation, IDisposable {
   private _followThread(): void {
     this._following?.dispose();
     this._following =
-      this._transport?.followThread?.(this._threadId, run =>
-        this._adoptForeignRun(run)
+      this._transport?.followThread?.(
+        this._threadId,
+        run => this._adoptForeignRun(run),
+        () => this._memory ?? undefined
       ) ?? null;
   }
 
   private _adoptForeignRun(run: IForeignRun): ITurnSink | null {
-    if (this._running) {
+    if (this._running || this._toolPhase) {
       return null;
     }
     const running = this._openTurn(null);
@@ -423,9 +582,175 @@ export class ChatModel implements IConversation, IDisposable {
     }
     running.entry.endedAt = Date.now();
     this._running = null;
-    this._setStatus(
-      this.pendingInterrupts.length > 0 ? 'awaiting-decision' : 'idle'
+    const calls = running.clientCalls ?? [];
+    if (
+      calls.length > 0 &&
+      running.entry.state.outcome === 'complete' &&
+      !running.stopRequested
+    ) {
+      void this._runClientTools(running.entry, calls);
+      return;
+    }
+    this._settleStatus();
+  }
+
+  /**
+   * Run the client tools a finished run left for the panel, one after the
+   * other, then continue with their results (docs/protocol.md §8.11). Stop
+   * cancels them: the cancelled results go with the next message instead.
+   */
+  private async _runClientTools(
+    entry: ITurnEntry,
+    calls: IClientToolCall[]
+  ): Promise<void> {
+    const phase = new AbortController();
+    this._toolPhase = phase;
+    this._setStatus('running');
+    const cards = calls.map(call => this._clientCard(entry, call.id));
+    this._applyLocal(entry, {
+      type: 'client_tools_running',
+      cards: cards.filter((card): card is IToolCard => card !== undefined)
+    });
+    for (const [index, call] of calls.entries()) {
+      const started = Date.now();
+      const result = await this.clientTools.run(call, phase.signal);
+      if (this._toolPhase !== phase) {
+        // The conversation moved on (a new one, a restore, disposed).
+        return;
+      }
+      const card = cards[index];
+      if (card) {
+        this._applyLocal(entry, {
+          type: 'client_tool_finished',
+          card,
+          result,
+          durationMs: Date.now() - started
+        });
+      }
+    }
+    this._toolPhase = null;
+    if (phase.signal.aborted || !this._transport) {
+      this._settleStatus();
+      return;
+    }
+    if (this._followUps >= MAX_TOOL_FOLLOW_UPS) {
+      this._applyLocal(entry, {
+        type: 'note',
+        message: this._trans.__(
+          'The agent called client tools %1 times in a row: their results go with your next message.',
+          MAX_TOOL_FOLLOW_UPS
+        )
+      });
+      this._settleStatus();
+      return;
+    }
+    this._followUps += 1;
+    this._startTurn({
+      kind: 'tool_results',
+      threadId: this._threadId,
+      toolResults: []
+    });
+  }
+
+  /** The tool card of call `callId` in `entry`. */
+  private _clientCard(
+    entry: ITurnEntry,
+    callId: string
+  ): IToolCard | undefined {
+    return entry.state.items.find(
+      (item): item is IToolCard =>
+        item.kind === 'tool' && item.callId === callId
     );
+  }
+
+  /** The unexpired pending cards, when a review waits; else a refusal. */
+  private _pendingCards(): IInterruptCard[] {
+    const cards = this.pendingInterrupts;
+    if (this._status !== 'awaiting-decision' || cards.length === 0) {
+      throw new Error(this._trans.__('There is no pending review to answer.'));
+    }
+    this._assertTransport();
+    return cards;
+  }
+
+  /** Mark the cards answered and send the resume that answers them. */
+  private _resume(cards: IInterruptCard[], decisions: Decision[]): void {
+    const last = this._lastTurn()!;
+    const reviews = cards.filter(card => !card.request);
+    if (reviews.length > 0) {
+      this._applyLocal(last, {
+        type: 'review_answered',
+        cards: reviews,
+        decisions
+      });
+    }
+    for (const card of cards) {
+      const response = this._held.get(card);
+      if (card.request && response) {
+        this._applyLocal(last, { type: 'request_answered', card, response });
+      }
+    }
+    const answers = cards.map(card => ({
+      interruptIds: [...card.interruptIds],
+      rows: card.request ? 0 : reviewRowCount(card),
+      ...(card.request ? { response: this._held.get(card) } : {})
+    }));
+    this._held.clear();
+    this._followUps = 0;
+    this._startTurn(
+      {
+        kind: 'resume',
+        threadId: this._threadId,
+        decisions,
+        reviews: answers
+      },
+      { entry: last, cards }
+    );
+  }
+
+  private _applyLocal(entry: ITurnEntry, event: LocalTurnEvent): void {
+    this._applyLocalChanges(entry, applyLocalEvent(entry.state, event));
+  }
+
+  private _applyLocalChanges(
+    entry: ITurnEntry,
+    changes: readonly TurnChange[]
+  ): void {
+    if (changes.length > 0) {
+      this._turnChanged.emit({ entry, changes });
+    }
+  }
+
+  /**
+   * Idle, or waiting for a review, once nothing runs; an AG-UI request that
+   * expires later is looked at again then.
+   */
+  private _settleStatus(): void {
+    if (this._running || this._toolPhase) {
+      return;
+    }
+    const pending = this.pendingInterrupts;
+    this._setStatus(pending.length > 0 ? 'awaiting-decision' : 'idle');
+    clearTimeout(this._expiryTimer);
+    const expiries = pending
+      .map(card => expiryOf(card.request))
+      .filter((at): at is number => at !== null);
+    if (expiries.length > 0) {
+      const delay = Math.min(Math.min(...expiries) - Date.now(), MAX_TIMER_MS);
+      this._expiryTimer = setTimeout(
+        () => {
+          const last = this._lastTurn();
+          if (last) {
+            this._applyLocalChanges(
+              last,
+              pending.map(card => ({ type: 'updated', item: card }))
+            );
+          }
+          this._settleStatus();
+        },
+        Math.max(0, delay)
+      );
+    }
   }
 
   private _assertCanStart(): void {
@@ -450,6 +775,9 @@ export class ChatModel implements IConversation, IDisposable {
       running.detached = true;
       running.handle.stop();
     }
+    this._toolPhase?.abort();
+    this._toolPhase = null;
+    this._held.clear();
   }
 
   private _add(entry: ChatEntry): void {
@@ -481,6 +809,14 @@ export class ChatModel implements IConversation, IDisposable {
   private _transport: IAgentTransport | null = null;
   private _endpointName: string | null = null;
   private _running: IRunningTurn | null = null;
+  /** The client tools a finished run left are running; Stop aborts it. */
+  private _toolPhase: AbortController | null = null;
+  /** Runs that continued by themselves since the user last sent or answered. */
+  private _followUps = 0;
+  /** Answers to AG-UI requests, held until the whole turn is answered. */
+  private readonly _held = new Map<IInterruptCard, InterruptResponse>();
+  private _memory: JsonObject | null = null;
+  private _expiryTimer: ReturnType<typeof setTimeout> | undefined;
   private _following: IDisposable | null = null;
   private _isDisposed = false;
   private readonly _entryAdded = new Signal<this, ChatEntry>(this);
@@ -499,7 +835,14 @@ interface IRunningTurn {
   handle: Pick<ITurnHandle, 'stop'>;
   /** For a resume: the review cards it answers and their turn. */
   answering?: IAnswering;
+  /** Client-tool results the request carried: delivered once the run finishes. */
+  carried: IOwedResult<ITurnEntry>[];
+  /** Calls of client tools the run left for the panel to run. */
+  clientCalls?: IClientToolCall[];
 }
+
+/** The longest delay `setTimeout` takes (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface IAnswering {
   readonly entry: ITurnEntry;

@@ -1,7 +1,7 @@
 import type { ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import type { ChatEntry, ChatModel } from '../conversation/chat-model';
-import { errorMessage, isObject } from '../../wire/json';
+import { errorMessage, isObject, type JsonObject } from '../../wire/json';
 import { readEntry } from './snapshot-reader';
 
 /** The IStateDB key the conversation is saved under. */
@@ -16,6 +16,11 @@ export interface IChatSnapshot {
   endpointName?: string | null;
   /** When it was taken (ms since the epoch; absent in older snapshots). */
   savedAt?: number;
+  /**
+   * What the transport keeps of the conversation (AG-UI: the thread's
+   * messages, state and open interrupts); absent in older snapshots.
+   */
+  transportMemory?: JsonObject | null;
 }
 
 /** The part of `IStateDB` the persistence uses. */
@@ -30,7 +35,8 @@ export function snapshotOf(model: ChatModel): IChatSnapshot {
     threadId: model.threadId,
     entries: [...model.entries],
     endpointName: model.endpointName,
-    savedAt: Date.now()
+    savedAt: Date.now(),
+    transportMemory: model.transportMemory
   };
 }
 
@@ -81,13 +87,25 @@ export function readSnapshot(value: unknown): {
     typeof record.savedAt === 'number' && Number.isFinite(record.savedAt)
       ? record.savedAt
       : 0;
+  let transportMemory: JsonObject | null = null;
+  if (isObject(record.transportMemory)) {
+    transportMemory = record.transportMemory;
+  } else if (
+    record.transportMemory !== undefined &&
+    record.transportMemory !== null
+  ) {
+    problems.push(
+      'the saved transport memory is not a JSON object; the conversation continues without it'
+    );
+  }
   return {
     snapshot: {
       version: 1,
       threadId: record.threadId,
       entries,
       endpointName,
-      savedAt
+      savedAt,
+      transportMemory
     },
     problems
   };

@@ -4,12 +4,19 @@
  * rely on is checked, and the error names the first one that is wrong.
  */
 import { isObject, type JsonObject } from '../../wire/json';
-import type { ITurnContext, TurnRequest } from '../../wire/turn';
+import type {
+  IClientToolResult,
+  InterruptResponse,
+  IReviewAnswer,
+  ITurnContext,
+  TurnRequest
+} from '../../wire/turn';
 import {
   CANONICAL_VERBS,
   type Decision,
   type DecisionVerb,
   type IActionRequest,
+  type IInterruptRequest,
   type ITurnState,
   type Outcome,
   type ToolStatus,
@@ -83,20 +90,58 @@ function readRequest(raw: unknown): TurnRequest {
           readDecision(decision, `request.decisions[${index}]`)
       ),
       reviews: array(request.reviews ?? [], 'request.reviews').map(
-        (review, index) => {
-          const where = `request.reviews[${index}]`;
-          const read = object(review, where);
-          return {
-            interruptIds: array(read.interruptIds, `${where}.interruptIds`).map(
-              (id, i) => string(id, `${where}.interruptIds[${i}]`)
-            ),
-            rows: number(read.rows, `${where}.rows`)
-          };
-        }
+        (review, index) => readReview(review, `request.reviews[${index}]`)
+      )
+    };
+  }
+  if (request.kind === 'tool_results') {
+    return {
+      kind: 'tool_results',
+      threadId,
+      toolResults: array(request.toolResults, 'request.toolResults').map(
+        (result, index) =>
+          readToolResult(result, `request.toolResults[${index}]`)
       )
     };
   }
   throw new Error(`unknown request kind ${JSON.stringify(request.kind)}`);
+}
+
+function readReview(raw: unknown, where: string): IReviewAnswer {
+  const read = object(raw, where);
+  const review: IReviewAnswer = {
+    interruptIds: array(read.interruptIds, `${where}.interruptIds`).map(
+      (id, i) => string(id, `${where}.interruptIds[${i}]`)
+    ),
+    rows: number(read.rows, `${where}.rows`)
+  };
+  if (read.response !== undefined) {
+    review.response = readResponse(read.response, `${where}.response`);
+  }
+  return review;
+}
+
+function readResponse(raw: unknown, where: string): InterruptResponse {
+  const response = object(raw, where);
+  if (response.status === 'cancelled') {
+    return { status: 'cancelled' };
+  }
+  if (response.status === 'resolved') {
+    return { status: 'resolved', payload: response.payload };
+  }
+  throw new Error(
+    `${where}.status is ${JSON.stringify(response.status)}, not resolved or cancelled`
+  );
+}
+
+function readToolResult(raw: unknown, where: string): IClientToolResult {
+  const result = object(raw, where);
+  return {
+    callId: string(result.callId, `${where}.callId`),
+    name: string(result.name, `${where}.name`),
+    content: string(result.content, `${where}.content`),
+    error: result.error === true
+  };
 }
 
 const CONTEXT_FIELDS: readonly (keyof ITurnContext)[] = [
@@ -182,7 +227,10 @@ function readKnownItem(item: JsonObject, where: string): TranscriptItem {
         durationMs: nullable(item.durationMs, v =>
           number(v, `${where}.durationMs`)
         ),
-        orphan: item.orphan === true
+        orphan: item.orphan === true,
+        ...(isObject(item.clientTool)
+          ? { clientTool: { delivered: item.clientTool.delivered === true } }
+          : {})
       };
     case 'extraction':
       return {
@@ -212,13 +260,32 @@ function readKnownItem(item: JsonObject, where: string): TranscriptItem {
           array(v, `${where}.answered`).map((d, i) =>
             readDecision(d, `${where}.answered[${i}]`)
           )
-        )
+        ),
+        ...(item.request === undefined
+          ? {}
+          : {
+              request: readInterruptRequest(item.request, `${where}.request`)
+            }),
+        ...(item.response === undefined
+          ? {}
+          : { response: readResponse(item.response, `${where}.response`) })
       };
     default:
       throw new Error(
         `${where}: unknown item kind ${JSON.stringify(item.kind)}`
       );
   }
+}
+
+function readInterruptRequest(raw: unknown, where: string): IInterruptRequest {
+  const request = object(raw, where);
+  return {
+    reason: string(request.reason, `${where}.reason`),
+    message: optionalString(request.message, `${where}.message`),
+    responseSchema: request.responseSchema ?? null,
+    expiresAt: optionalString(request.expiresAt, `${where}.expiresAt`),
+    toolCallId: optionalString(request.toolCallId, `${where}.toolCallId`)
+  };
 }
 
 function readAction(raw: unknown, where: string): IActionRequest {

@@ -1,4 +1,5 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
+import type { ITokenUsage } from '../../wire/types';
 import { isObject } from '../../wire/json';
 
 /** JSON with two-space indentation; anything unserialisable as text. */
@@ -64,4 +65,18 @@ export function formatElapsed(ms: number): string {
   const seconds = Math.max(0, Math.floor(ms / 1000));
   const rest = seconds % 60;
   return `${Math.floor(seconds / 60)}:${rest < 10 ? '0' : ''}${rest}`;
+}
+
+/** "1,204 tokens in · 56 out": what a turn or a conversation used. */
+export function formatTokens(
+  usage: ITokenUsage,
+  trans: TranslationBundle
+): string {
+  const count = (value: number | null) =>
+    value === null ? '?' : value.toLocaleString();
+  return trans.__(
+    '%1 tokens in · %2 out',
+    count(usage.inputTokens),
+    count(usage.outputTokens)
+  );
 }

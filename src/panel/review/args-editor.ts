@@ -27,20 +27,49 @@ export function createArgsEditor(
   action: IActionRequest,
   onChange: () => void
 ): IArgsEditor {
-  const fields = formFields(action.argsSchema, action.args);
+  return createJsonEditor(trans, {
+    schema: action.argsSchema,
+    original: action.args,
+    onChange
+  });
+}
+
+export interface IJsonEditorOptions {
+  /** The JSON Schema of the value; a simple object schema makes a form. */
+  schema: unknown;
+  /** The value to start from. */
+  original: unknown;
+  onChange: () => void;
+  /** Why a value that parsed cannot be sent, or null when it can. */
+  validate?: (value: unknown) => string | null;
+  /** Show the changes against `original` (default: yes). */
+  showChanges?: boolean;
+  /** The accessible name of the JSON text (default: the edited arguments). */
+  label?: string;
+}
+
+/**
+ * An editor of a JSON value: a form when the schema is a simple object
+ * schema (the review rows' one), else JSON text.
+ */
+export function createJsonEditor(
+  trans: TranslationBundle,
+  options: IJsonEditorOptions
+): IArgsEditor {
+  const fields = formFields(options.schema, options.original);
   return fields
-    ? new SchemaArgsForm(trans, action.args, fields, onChange)
-    : new JsonArgsEditor(trans, action.args, onChange);
+    ? new SchemaArgsForm(trans, options, fields)
+    : new JsonArgsEditor(trans, options);
 }
 
 /** Shared parts: the error line, the change list and the input listener. */
 abstract class ArgsEditorBase implements IArgsEditor {
   constructor(
     protected readonly trans: TranslationBundle,
-    protected readonly original: unknown,
-    private readonly _onChange: () => void,
+    private readonly _options: IJsonEditorOptions,
     className: string
   ) {
+    this.original = _options.original;
     this.node = document.createElement('div');
     this.node.className = `jp-AgentPanel-argsEditor ${className}`;
     this._error = document.createElement('div');
@@ -58,12 +87,23 @@ abstract class ArgsEditorBase implements IArgsEditor {
     return this._isDisposed;
   }
 
-  abstract read(): ArgsReading;
+  protected readonly original: unknown;
+
+  /** The value as typed, or why it is not one. */
+  protected abstract parse(): ArgsReading;
   abstract focus(): void;
+
+  read(): ArgsReading {
+    const reading = this.parse();
+    const problem = reading.ok
+      ? (this._options.validate?.(reading.args) ?? null)
+      : null;
+    return problem === null ? reading : { ok: false, error: problem };
+  }
 
   handleEvent(): void {
     this.refresh();
-    this._onChange();
+    this._options.onChange();
   }
 
   /** Show the validation error or the changes for the current input. */
@@ -71,7 +111,7 @@ abstract class ArgsEditorBase implements IArgsEditor {
     const reading = this.read();
     this._error.textContent = reading.ok ? '' : reading.error;
     this._error.hidden = reading.ok;
-    this._changes.hidden = !reading.ok;
+    this._changes.hidden = !reading.ok || this._options.showChanges === false;
     if (reading.ok) {
       renderChanges(
         this._changes,
@@ -103,23 +143,23 @@ abstract class ArgsEditorBase implements IArgsEditor {
 
 /** The arguments as JSON text; an object stays an object. */
 class JsonArgsEditor extends ArgsEditorBase {
-  constructor(
-    trans: TranslationBundle,
-    original: unknown,
-    onChange: () => void
-  ) {
-    super(trans, original, onChange, 'jp-AgentPanel-argsJson');
+  constructor(trans: TranslationBundle, options: IJsonEditorOptions) {
+    super(trans, options, 'jp-AgentPanel-argsJson');
+    const { original } = options;
     this._input = document.createElement('textarea');
     this._input.className = 'jp-AgentPanel-reviewInput';
     this._input.spellcheck = false;
     this._input.value = prettyJson(original ?? {});
     this._input.rows = Math.min(12, this._input.value.split('\n').length + 1);
-    this._input.setAttribute('aria-label', trans.__('Edited arguments (JSON)'));
+    this._input.setAttribute(
+      'aria-label',
+      options.label ?? trans.__('Edited arguments (JSON)')
+    );
     this.node.appendChild(this._input);
     this.finish();
   }
 
-  read(): ArgsReading {
+  protected parse(): ArgsReading {
     let args: unknown;
     try {
       args = JSON.parse(this._input.value);
@@ -155,12 +195,11 @@ type FieldInput = HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement;
 class SchemaArgsForm extends ArgsEditorBase {
   constructor(
     trans: TranslationBundle,
-    original: unknown,
-    private readonly _fields: IArgField[],
-    onChange: () => void
+    options: IJsonEditorOptions,
+    private readonly _fields: IArgField[]
   ) {
-    super(trans, original, onChange, 'jp-AgentPanel-argsForm');
-    this._values = (original ?? {}) as Record<string, unknown>;
+    super(trans, options, 'jp-AgentPanel-argsForm');
+    this._values = (options.original ?? {}) as Record<string, unknown>;
     for (const field of _fields) {
       const input = this._inputFor(field, this._values[field.name]);
       this._inputs.set(field.name, input);
@@ -183,7 +222,7 @@ class SchemaArgsForm extends ArgsEditorBase {
     this.finish();
   }
 
-  read(): ArgsReading {
+  protected parse(): ArgsReading {
     const args: Record<string, unknown> = {};
     for (const field of this._fields) {
       const input = this._inputs.get(field.name)!;

@@ -42,10 +42,13 @@ export class TurnAnnouncer implements IDisposable {
 
   private _onEntryAdded(_: ChatModel, entry: ChatEntry): void {
     if (entry.kind === 'turn' && entry.state.outcome === null) {
+      const kind = entry.request?.kind;
       this.node.textContent =
-        entry.request?.kind === 'resume'
+        kind === 'resume'
           ? this._trans.__('Sent your review; the agent continues.')
-          : this._trans.__('The agent is answering.');
+          : kind === 'tool_results'
+            ? this._trans.__('Sent the tools’ results; the agent continues.')
+            : this._trans.__('The agent is answering.');
     }
   }
 

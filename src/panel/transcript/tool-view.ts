@@ -103,12 +103,15 @@ export class ToolView implements IItemView {
     const trans = this._context.trans;
     let status: string = card.status;
     let text: string;
+    const here = card.clientTool !== undefined;
     switch (card.status) {
       case 'success':
-        text = trans.__('Succeeded');
+        text = here
+          ? trans.__('Succeeded in JupyterLab')
+          : trans.__('Succeeded');
         break;
       case 'error':
-        text = trans.__('Failed');
+        text = here ? trans.__('Failed in JupyterLab') : trans.__('Failed');
         break;
       case 'unknown':
         text =
@@ -119,7 +122,11 @@ export class ToolView implements IItemView {
             : trans.__('Finished (status unknown)');
         break;
       default:
-        if (this._settledOutcome === null) {
+        if (here) {
+          // A client tool: the panel runs it after the agent's run ended.
+          status = 'running';
+          text = trans.__('Running in JupyterLab…');
+        } else if (this._settledOutcome === null) {
           status = 'running';
           text = trans.__('Running…');
         } else if (this._settledOutcome === 'interrupted') {

@@ -2,9 +2,10 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import type { ITurnEntry } from '../../model/conversation/chat-model';
 import { STREAM_ENDED_UNEXPECTEDLY } from '../../wire/types';
+import { formatTokens } from '../common/format';
 
 /**
- * What is said under a turn's content: stream notes, the error banner (with
+ * What is said under a turn's content: the tokens it used, stream notes, the error banner (with
  * a collapsible traceback), the stopped / reload note, and Retry on the
  * latest turn. Redrawn only when the turn ends or gets a note.
  */
@@ -28,6 +29,15 @@ export class TurnFooter implements IDisposable {
     const { state } = entry;
     const trans = this._trans;
     const parts: HTMLElement[] = [];
+    if (state.usage) {
+      const usage = element(
+        'div',
+        'jp-AgentPanel-usage',
+        formatTokens(state.usage, trans)
+      );
+      usage.title = trans.__('Tokens the agent reported for this turn');
+      parts.push(usage);
+    }
     if (state.diagnostics.length > 0) {
       parts.push(this._diagnostics(state.diagnostics));
     }

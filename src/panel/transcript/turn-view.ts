@@ -1,6 +1,12 @@
 import { Panel, Widget } from '@lumino/widgets';
 import type { ITurnEntry } from '../../model/conversation/chat-model';
-import type { Decision, TranscriptItem, TurnChange } from '../../wire/types';
+import type { InterruptResponse } from '../../wire/turn';
+import type {
+  Decision,
+  IInterruptCard,
+  TranscriptItem,
+  TurnChange
+} from '../../wire/types';
 import { createExtractionView } from '../extraction/extraction-renderers';
 import type {
   IItemAddress,
@@ -8,6 +14,7 @@ import type {
   IItemViewContext
 } from '../common/item-view';
 import { ReasoningView } from './reasoning-view';
+import { RequestCardView } from '../review/request-card';
 import { ReviewCardView } from '../review/review-card';
 import { TextView } from './text-view';
 import { TurnActivityView } from './turn-activity';
@@ -17,6 +24,8 @@ import { TurnFooter } from './turn-footer';
 export interface ITurnViewContext extends IItemViewContext {
   /** The reviewer answered an interrupt; false when the model refused. */
   onDecisions(decisions: Decision[]): boolean;
+  /** The user answered an AG-UI request; false when the model refused. */
+  onResponse(card: IInterruptCard, response: InterruptResponse): boolean;
   /** The user asked to send the last message again. */
   onRetry(): void;
 }
@@ -71,6 +80,7 @@ export class TurnView extends Panel {
           footerChanged = true;
           break;
         case 'diagnostic':
+        case 'usage':
           footerChanged = true;
           break;
         case 'state':
@@ -122,8 +132,28 @@ export class TurnView extends Panel {
       );
     }
     this._views.set(item.key, view);
-    this.insertWidget(this.widgets.length - 1, view.widget);
+    this.insertWidget(this._placeOf(item), view.widget);
     view.update(item);
+  }
+
+  /**
+   * Where a new item's view goes: at the end, but a request about a tool
+   * call right under that call's card.
+   */
+  private _placeOf(item: TranscriptItem): number {
+    const end = this.widgets.length - 1;
+    const callId = item.kind === 'interrupt' ? item.request?.toolCallId : null;
+    const call = callId
+      ? this._entry.state.items.find(
+          other => other.kind === 'tool' && other.callId === callId
+        )
+      : undefined;
+    const callView = call ? this._views.get(call.key) : undefined;
+    if (!callView) {
+      return end;
+    }
+    callView.widget.addClass('jp-AgentPanel-toolWithRequest');
+    return this.widgets.indexOf(callView.widget) + 1;
   }
 
   private _createView(
@@ -143,7 +173,9 @@ export class TurnView extends Panel {
       case 'extraction':
         return createExtractionView(context, address, item);
       case 'interrupt':
-        return new ReviewCardView(context.trans, context.onDecisions);
+        return item.request
+          ? new RequestCardView(context.trans, context.onResponse)
+          : new ReviewCardView(context.trans, context.onDecisions);
       default:
         return null;
     }
