@@ -15,7 +15,6 @@ import { errorMessage } from '../wire/json';
 import { agentOutputRendermime } from './common/agent-rendermime';
 import type { AutoScroller } from './transcript/autoscroll';
 import { CommandIDs } from '../commands';
-import { agentIcon } from '../icons';
 import { TurnAnnouncer } from './transcript/announcer';
 import { Composer } from './composer/composer';
 import { ContextChipsView } from './composer/context-chips';
@@ -48,10 +47,8 @@ export class ChatPanel extends SidePanel {
     this._service = service;
     this._model = model;
     this._bundle = trans;
-    this.id = 'jp-agent-panel';
+    // Shown inside the sidebar's `AgentSidebar`, which has the id and the tab.
     this.addClass('jp-AgentPanel');
-    this.title.icon = agentIcon;
-    this.title.caption = trans.__('Agent');
 
     this.toolbar.addItem('endpoint-picker', new EndpointPicker(service, trans));
     this._endpointLabel = new Widget({ node: document.createElement('span') });

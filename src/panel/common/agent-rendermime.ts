@@ -70,13 +70,17 @@ class AgentOutputRendermime implements IRenderMimeRegistry {
     if (!factory) {
       throw new Error(`No factory for mime type: '${mimeType}'`);
     }
+    const typesetter = this.latexTypesetter;
     return factory.createRenderer({
       mimeType,
       sanitizer: this.sanitizer,
       resolver: this.resolver,
       linkHandler: this.linkHandler,
       trustHandler: this.trustHandler,
-      latexTypesetter: this.latexTypesetter,
+      latexTypesetter:
+        typesetter && mimeType === 'text/markdown'
+          ? new MathOnlyTypesetter(typesetter)
+          : typesetter,
       markdownParser: this.markdownParser,
       // Every RenderMimeRegistry has one; the interface does not name it.
       translator: (this._lab as Partial<RenderMimeRegistry>).translator
@@ -109,6 +113,56 @@ class AgentOutputRendermime implements IRenderMimeRegistry {
 
   setRank(mimeType: string, rank: number): void {
     this._lab.setRank(mimeType, rank);
+  }
+}
+
+/** What starts math for the typesetter: `$`, `\(`, `\[`, `\begin{`. */
+const MATH_DELIMITER = /\$|\\\(|\\\[|\\begin\{/;
+
+/**
+ * Typesets only markdown that may hold math. The lab's typesetter (MathJax)
+ * is loaded on its first use, close to a megabyte: an answer without math
+ * must not pay for it, least of all the first answer after a page load.
+ * Code is never typeset, so delimiters in code do not count.
+ */
+export class MathOnlyTypesetter implements IRenderMime.ILatexTypesetter {
+  constructor(private readonly _typesetter: IRenderMime.ILatexTypesetter) {}
+
+  typeset(element: HTMLElement): void | Promise<void> {
+    if (mayHoldMath(element)) {
+      return this._typesetter.typeset(element);
+    }
+  }
+}
+
+function mayHoldMath(element: HTMLElement): boolean {
+  if (!MATH_DELIMITER.test(element.textContent ?? '')) {
+    return false;
+  }
+  const texts = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+    if (
+      MATH_DELIMITER.test((text as Text).data) &&
+      !text.parentElement?.closest('code, pre')
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Load what the lab's markdown parser loads on its first use (the parser
+ * and its extensions, the highlighting of Python, the language of most
+ * notebooks), so the first answer does not wait for it.
+ */
+export async function preloadRenderers(
+  rendermime: IRenderMimeRegistry
+): Promise<void> {
+  try {
+    await rendermime.markdownParser?.render('```python\npass\n```');
+  } catch (reason) {
+    console.warn('Agent Panel: could not preload the markdown parser.', reason);
   }
 }
 

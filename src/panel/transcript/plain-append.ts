@@ -1,0 +1,68 @@
+/**
+ * When streamed words can be appended to a rendered paragraph's text and
+ * show exactly what rendering the markdown again would: the words carry no
+ * markdown syntax, they start a new word, and the text so far ends in a
+ * plain paragraph (not a heading, list, quote, table, code or HTML).
+ */
+
+/** Letters, digits, spaces and punctuation that mean nothing to markdown mid-line. */
+const PLAIN = /^[\p{L}\p{M}\p{N} \t,.;!?'"’‘“”()—–-]*$/u;
+/** GFM links a `www.` domain by itself. */
+const AUTOLINKED = /www\./i;
+/** A line that starts one of these is not (only) paragraph text. */
+const BLOCK_START = /^(?: {0,3}[<#>*+\-=|[`~$]| {0,3}\d{1,9}[.)]| {4}|\t)/;
+const TRAILING_SPACE = /[ \t]*$/;
+
+export interface IPlainAppend {
+  /** The paragraph's last text node. */
+  node: Text;
+  /** What to append to it. */
+  text: string;
+}
+
+/**
+ * What to append to the rendered `host` of markdown `source` when `added`
+ * is appended to the source, or null when it must be rendered again. The
+ * source's trailing spaces are not shown (a paragraph's are trimmed): they
+ * are shown once a word follows them.
+ */
+export function appendablePlainText(
+  host: HTMLElement,
+  source: string,
+  added: string
+): IPlainAppend | null {
+  if (
+    !PLAIN.test(added) ||
+    AUTOLINKED.test(added) ||
+    source.endsWith('\n') ||
+    !(/[ \t]$/.test(source) || /^[ \t]/.test(added))
+  ) {
+    return null;
+  }
+  const lastLine = source.slice(source.lastIndexOf('\n') + 1);
+  if (BLOCK_START.test(lastLine)) {
+    return null;
+  }
+  const paragraph = host.lastElementChild;
+  const node = paragraph?.lastChild;
+  if (
+    paragraph?.tagName !== 'P' ||
+    !(node instanceof Text) ||
+    !onlyWhitespaceAfter(paragraph)
+  ) {
+    return null;
+  }
+  const pending = TRAILING_SPACE.exec(source)![0];
+  const text = `${pending}${added}`.replace(TRAILING_SPACE, '');
+  return { node, text };
+}
+
+/** Nothing but whitespace follows `element` in its parent. */
+function onlyWhitespaceAfter(element: Element): boolean {
+  for (let next = element.nextSibling; next; next = next.nextSibling) {
+    if (!(next instanceof Text) || next.data.trim() !== '') {
+      return false;
+    }
+  }
+  return true;
+}
