@@ -12,7 +12,11 @@ import type { AgentPanelService } from '../model/agent-panel-service';
 import { ChatPersistence } from '../model/persistence/persistence';
 import { QueuePersistence } from '../model/persistence/queue-persistence';
 import { ChatPanel } from '../panel/chat-panel';
-import { preloadRenderers } from '../panel/common/agent-rendermime';
+import {
+  agentOutputRendermime,
+  idle,
+  warmUpRenderers
+} from '../panel/common/agent-rendermime';
 import { httpTransportFactory } from '../transport/http';
 
 export interface IPanelViewOptions {
@@ -53,7 +57,10 @@ export async function buildPanel(
   show(panel);
   // Health is polled once the endpoint from the settings is known.
   void options.settingsApplied.then(() => service.health.start());
-  whenIdle(() => void preloadRenderers(rendermime));
+  // What the first answer needs, loaded and compiled while the user reads.
+  void idle().then(() =>
+    warmUpRenderers(agentOutputRendermime(rendermime, trans))
+  );
   if (state) {
     await app.restored;
     await Promise.all([
@@ -84,14 +91,5 @@ async function restore(
     }
   } catch (reason) {
     console.error(`Agent Panel: could not restore ${what}.`, reason);
-  }
-}
-
-/** Run `task` when the page has nothing else to do (soon, where it cannot tell). */
-function whenIdle(task: () => void): void {
-  if (typeof requestIdleCallback === 'function') {
-    requestIdleCallback(task, { timeout: 2000 });
-  } else {
-    setTimeout(task, 200);
   }
 }

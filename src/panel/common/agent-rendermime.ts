@@ -151,19 +151,74 @@ function mayHoldMath(element: HTMLElement): boolean {
   return false;
 }
 
+/** Markdown with what answers hold most: emphasis, code, lists, a table, Python. */
+const WARM_UP_MARKDOWN = `## Warm-up
+
+Some **bold**, some *emphasis*, \`inline code\`, a [link](https://example.org/) and — naïve café.
+
+- a list item with \`code\`
+- another, **bold**
+
+1. first
+2. second
+
+> a quotation
+
+| a | b |
+| - | - |
+| 1 | 2 |
+
+\`\`\`python
+import math
+total = sum(math.sqrt(value) for value in range(10))
+print(f"{total:.2f}")
+\`\`\`
+`;
+
 /**
- * Load what the lab's markdown parser loads on its first use (the parser
- * and its extensions, the highlighting of Python, the language of most
- * notebooks), so the first answer does not wait for it.
+ * Render a sample answer, detached (nothing is typeset), a few times at
+ * idle time: this loads what the lab's markdown parser loads on its first
+ * use (the parser and its extensions, the highlighting of Python, the
+ * language of most notebooks) and compiles the code of the parser, the
+ * sanitizer and the highlighter, so the first answer pays for neither.
  */
-export async function preloadRenderers(
-  rendermime: IRenderMimeRegistry
+export async function warmUpRenderers(
+  rendermime: IRenderMimeRegistry,
+  times = 3
 ): Promise<void> {
-  try {
-    await rendermime.markdownParser?.render('```python\npass\n```');
-  } catch (reason) {
-    console.warn('Agent Panel: could not preload the markdown parser.', reason);
+  for (let time = 0; time < times; time++) {
+    const renderer = rendermime.createRenderer('text/markdown');
+    const rendered = await renderer
+      .renderModel(
+        rendermime.createModel({
+          data: { 'text/markdown': WARM_UP_MARKDOWN },
+          trusted: false
+        })
+      )
+      .then(
+        () => true,
+        reason => {
+          console.warn('Agent Panel: could not warm up the renderers.', reason);
+          return false;
+        }
+      );
+    renderer.dispose();
+    if (!rendered) {
+      return;
+    }
+    await idle();
   }
+}
+
+/** Resolves when the page has nothing else to do (soon, where it cannot tell). */
+export function idle(): Promise<void> {
+  return new Promise(resolve => {
+    if (typeof requestIdleCallback === 'function') {
+      requestIdleCallback(() => resolve(), { timeout: 2000 });
+    } else {
+      setTimeout(resolve, 200);
+    }
+  });
 }
 
 /** Attributes whose URL the browser fetches (or submits to) by itself. */

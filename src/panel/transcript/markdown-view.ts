@@ -115,9 +115,9 @@ export class MarkdownView extends Widget {
       linksAcrossBlocks(this._source)
     ) {
       this._whole = true;
-      this._schedule();
-    } else if (this._tailAppended) {
-      this._schedule();
+      this._renderNow();
+    } else if (this._tailAppended || this._frame !== null) {
+      this._renderNow();
     }
   }
 
@@ -149,14 +149,32 @@ export class MarkdownView extends Widget {
     }
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
-      this._rendering = true;
-      void this._render().finally(() => {
-        this._rendering = false;
-        if (this._stale) {
-          this._stale = false;
-          this._schedule();
-        }
-      });
+      this._startRender();
+    });
+  }
+
+  /**
+   * The text is complete: what waits for the next frame is rendered now,
+   * so the end of an answer shows as soon as it arrives.
+   */
+  private _renderNow(): void {
+    if (this._frame !== null) {
+      cancelAnimationFrame(this._frame);
+      this._frame = null;
+      this._startRender();
+    } else {
+      this._schedule();
+    }
+  }
+
+  private _startRender(): void {
+    this._rendering = true;
+    void this._render().finally(() => {
+      this._rendering = false;
+      if (this._stale) {
+        this._stale = false;
+        this._schedule();
+      }
     });
   }
 
