@@ -208,12 +208,8 @@ async function coldBenchmark({
           spec.product,
           { mute: spec.mute, log: true }
         );
-        const trace =
-          traceDir && spec.id === 'panel' && run === 1
-            ? { browser, file: path.join(traceDir, `trace-cold-${turn}.json`) }
-            : null;
         figures[spec.id].push(
-          await page.measure(turn, 'burst', textChars, { heap: false, trace })
+          await page.measure(turn, 'burst', textChars, { heap: false })
         );
         await page.metered.fetches.settled();
         fetched[spec.id].push(
@@ -221,6 +217,16 @@ async function coldBenchmark({
         );
         await page.close();
       }
+    }
+    if (traceDir) {
+      const file = path.join(traceDir, `trace-cold-${turn}.json`);
+      log(`cold: ${turn}, traced into ${file}`);
+      const page = await ChatPage.open(browser, labs.panel.url, 'panel', {});
+      await page.measure(turn, 'burst', textChars, {
+        heap: false,
+        trace: { browser, file }
+      });
+      await page.close();
     }
     rows.push(
       ...metricRows(

@@ -288,8 +288,20 @@ function formatLoad(load) {
   return load.map(value => value.toFixed(2)).join(', ');
 }
 
-/** The whole results.md; sections that did not run are left out. */
-function resultsMarkdown({ date, runs, machine, versions, load, results }) {
+/**
+ * The whole results.md; sections that did not run are left out. `profile`
+ * (bench/profile.md, written by hand from `--trace` runs) says what the
+ * traces show of the goals not met.
+ */
+function resultsMarkdown({
+  date,
+  runs,
+  machine,
+  versions,
+  load,
+  results,
+  profile
+}) {
   const parts = [
     '# Streaming benchmarks',
     `Written by \`./scripts/bench\` on ${date}. Each figure is the median (min–max) of ${runs} runs; ` +
@@ -344,6 +356,9 @@ function resultsMarkdown({ date, runs, machine, versions, load, results }) {
       'The labextension JavaScript of a production build (`tsc` + `jupyter-builder build`), one build.',
       bundleTable(results.bundle)
     );
+  }
+  if (profile) {
+    parts.push(profile.trim());
   }
   return `${parts.join('\n\n')}\n`;
 }

@@ -31,6 +31,8 @@ const VENV_BIN = path.join(ROOT, '.venv', 'bin');
 /** langstage-jupyter, from PyPI, in a virtualenv of its own (scripts/bench makes it). */
 const PEER_VENV_BIN = path.join(ROOT, '.bench-venv', 'bin');
 const RESULTS = path.join(__dirname, 'results.md');
+/** What the traces say of the goals not met, written by hand (appended to RESULTS). */
+const PROFILE = path.join(__dirname, 'profile.md');
 const SECTIONS = ['parser', 'render', 'cold', 'growth', 'bundle'];
 const BROWSER_SECTIONS = ['render', 'cold', 'growth'];
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -267,7 +269,10 @@ async function main() {
         machine: describeMachine(),
         versions: describeVersions(chromiumVersion),
         load: { start: loadAtStart, end: os.loadavg() },
-        results
+        results,
+        profile: fs.existsSync(PROFILE)
+          ? fs.readFileSync(PROFILE, 'utf-8')
+          : null
       })
     );
     execFileSync(path.join(ROOT, 'node_modules', '.bin', 'prettier'), [

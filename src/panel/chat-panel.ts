@@ -194,7 +194,9 @@ export class ChatPanel extends SidePanel {
     if (done) {
       context.reset();
       this._composer.clear();
-      if (sent) {
+      // While following, the new turn scrolls into view at the next frame;
+      // a jump now would force a layout in the middle of sending.
+      if (sent && !this._transcript.scroller.following) {
         this._transcript.scroller.jumpToLatest();
       }
     }

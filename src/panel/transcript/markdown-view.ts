@@ -299,7 +299,7 @@ export class MarkdownView extends Widget {
       this._rendering ||
       this._tailSource.length === 0 ||
       previous.length !== this._settledLength + this._tailSource.length ||
-      !text.startsWith(previous)
+      !extends_(text, previous)
     ) {
       return false;
     }
@@ -431,6 +431,20 @@ export class MarkdownView extends Widget {
   private _frame: number | null = null;
   private _rendering = false;
   private _stale = false;
+}
+
+/**
+ * Whether `text` is `previous` with more appended. Streaming only appends
+ * (the reducer never rewrites a block), so the end of `previous` is checked,
+ * not all of it: comparing whole texts per delta would cost the text.
+ */
+function extends_(text: string, previous: string): boolean {
+  const end = previous.length;
+  return (
+    text.length > end &&
+    text.charCodeAt(end - 1) === previous.charCodeAt(end - 1) &&
+    text.slice(Math.max(0, end - 16), end) === previous.slice(-16)
+  );
 }
 
 function joinMark(): HTMLElement {

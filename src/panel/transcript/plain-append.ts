@@ -11,7 +11,6 @@ const PLAIN = /^[\p{L}\p{M}\p{N} \t,.;!?'"’‘“”()—–-]*$/u;
 const AUTOLINKED = /www\./i;
 /** A line that starts one of these is not (only) paragraph text. */
 const BLOCK_START = /^(?: {0,3}[<#>*+\-=|[`~$]| {0,3}\d{1,9}[.)]| {4}|\t)/;
-const TRAILING_SPACE = /[ \t]*$/;
 
 export interface IPlainAppend {
   /** The paragraph's last text node. */
@@ -39,8 +38,9 @@ export function appendablePlainText(
   ) {
     return null;
   }
-  const lastLine = source.slice(source.lastIndexOf('\n') + 1);
-  if (BLOCK_START.test(lastLine)) {
+  // The start of the last line is enough to tell a block's start.
+  const lineStart = source.lastIndexOf('\n') + 1;
+  if (BLOCK_START.test(source.slice(lineStart, lineStart + 14))) {
     return null;
   }
   const paragraph = host.lastElementChild;
@@ -52,9 +52,20 @@ export function appendablePlainText(
   ) {
     return null;
   }
-  const pending = TRAILING_SPACE.exec(source)![0];
-  const text = `${pending}${added}`.replace(TRAILING_SPACE, '');
-  return { node, text };
+  const text = `${trailingSpace(source)}${added}`;
+  return {
+    node,
+    text: text.slice(0, text.length - trailingSpace(text).length)
+  };
+}
+
+/** The spaces and tabs `text` ends with (scanned from the end: O(them)). */
+function trailingSpace(text: string): string {
+  let start = text.length;
+  while (start > 0 && (text[start - 1] === ' ' || text[start - 1] === '\t')) {
+    start -= 1;
+  }
+  return text.slice(start);
 }
 
 /** Nothing but whitespace follows `element` in its parent. */
