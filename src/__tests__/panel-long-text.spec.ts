@@ -125,6 +125,25 @@ describe('plain words appended to the tail', () => {
     });
   });
 
+  it('show the spaces between words once, whether the render kept a trailing space or not', async () => {
+    const host = document.createElement('div');
+    host.innerHTML = '<p>tick-1 </p>';
+    expect(appendablePlainText(host, 'tick-1 ', 'tick-2 ')!.text).toBe(
+      'tick-2'
+    );
+    const view = attachedView();
+    let text = 'tick-1 ';
+    view.setSource(text);
+    await afterFrame();
+    for (let tick = 2; tick <= 6; tick++) {
+      text += `tick-${tick} `;
+      view.setSource(text);
+    }
+    expect(view.node.textContent!.trim()).toBe(
+      'tick-1 tick-2 tick-3 tick-4 tick-5 tick-6'
+    );
+  });
+
   it('show trailing spaces only once a word follows them', () => {
     const host = document.createElement('div');
     host.innerHTML = '<p>The agent</p>';

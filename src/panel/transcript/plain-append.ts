@@ -21,9 +21,8 @@ export interface IPlainAppend {
 
 /**
  * What to append to the rendered `host` of markdown `source` when `added`
- * is appended to the source, or null when it must be rendered again. The
- * source's trailing spaces are not shown (a paragraph's are trimmed): they
- * are shown once a word follows them.
+ * is appended to the source, or null when it must be rendered again.
+ * Trailing spaces are appended once a word follows them.
  */
 export function appendablePlainText(
   host: HTMLElement,
@@ -52,7 +51,10 @@ export function appendablePlainText(
   ) {
     return null;
   }
-  const text = `${trailingSpace(source)}${added}`;
+  // The source's trailing spaces show once a word follows, unless the
+  // render kept them (marked keeps a last paragraph's trailing spaces).
+  const pending = trailingSpace(source);
+  const text = `${node.data.endsWith(pending) ? '' : pending}${added}`;
   return {
     node,
     text: text.slice(0, text.length - trailingSpace(text).length)
