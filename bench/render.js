@@ -87,6 +87,24 @@ function emptyFigures() {
   return Object.fromEntries(PAGES.map(page => [page.id, []]));
 }
 
+/**
+ * Measure one turn. A page with a time limit (the peer) that fails to take
+ * or finish the turn in time (it may be busy rendering the last one) is
+ * reported as not finished rather than ending the run.
+ */
+async function measureOrGiveUp(page, spec, turn, pace, textChars) {
+  if (!spec.timeoutMs) {
+    return page.measure(turn, pace, textChars);
+  }
+  try {
+    return await page.measure(turn, pace, textChars, {
+      timeoutMs: spec.timeoutMs
+    });
+  } catch (error) {
+    return { timedOutMs: spec.timeoutMs, reason: error.message };
+  }
+}
+
 /** Open the page of `spec`, warmed up. */
 function openWarmPage({ browser, labs, baselineUrl }, spec) {
   return spec.product
@@ -118,11 +136,19 @@ async function renderBenchmark(context) {
         }
         const page = pages[spec.id];
         if (spec.product) {
-          await page.newConversation();
+          await page.newConversation().catch(error => {
+            if (!spec.timeoutMs) {
+              throw error;
+            }
+          });
         }
-        const measured = await page.measure(turn, pace, textChars, {
-          timeoutMs: spec.timeoutMs
-        });
+        const measured = await measureOrGiveUp(
+          page,
+          spec,
+          turn,
+          pace,
+          textChars
+        );
         figures[spec.id].push(measured);
         if (measured.timedOutMs !== undefined) {
           log(`render: the ${spec.id} page did not finish: opened afresh`);
