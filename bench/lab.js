@@ -2,7 +2,9 @@
 /**
  * A throwaway `jupyter lab` on 127.0.0.1 for the render benchmarks: its own
  * config, runtime, settings, workspace and root directories under `dir`, a
- * random token, and the panel's settings pointing at the stream server.
+ * random token, and bench_proxy.py's routes forwarding turns to the stream
+ * server (the agent panel's endpoint is `bench-stream/`; langstage-jupyter's
+ * own server extension is disabled, its routes are the proxy's).
  */
 const { spawn } = require('child_process');
 const crypto = require('crypto');
@@ -29,8 +31,11 @@ function writeJson(file, value) {
   fs.writeFileSync(file, JSON.stringify(value, null, 2));
 }
 
-/** User settings: the panel talks to `endpointUrl`; no news or update prompts. */
-function writeSettings(settingsDir, endpointUrl) {
+/** The agent panel's endpoint: the proxy's route on the lab's own server. */
+const PANEL_ENDPOINT = 'bench-stream/';
+
+/** User settings: the panel talks to the proxy; no news or update prompts. */
+function writeSettings(settingsDir) {
   writeJson(
     path.join(
       settingsDir,
@@ -38,7 +43,7 @@ function writeSettings(settingsDir, endpointUrl) {
       'plugin.jupyterlab-settings'
     ),
     {
-      endpoints: [{ name: 'bench', transport: 'http', url: endpointUrl }],
+      endpoints: [{ name: 'bench', transport: 'http', url: PANEL_ENDPOINT }],
       defaultEndpoint: 'bench'
     }
   );
@@ -58,10 +63,10 @@ function wait(ms) {
 }
 
 /**
- * Start `jupyter` (the venv's) and resolve once it answers, with the URL of
- * its lab page and `stop()`. Its output goes to `dir/lab.log`.
+ * Start `jupyter` (a venv's) and resolve once it answers, with the URL of
+ * its lab page, its base URL and `stop()`. Its output goes to `dir/lab.log`.
  */
-async function startLab({ jupyter, dir, endpointUrl }) {
+async function startLab({ jupyter, dir, streamUrl }) {
   const port = await freePort();
   const token = crypto.randomBytes(16).toString('hex');
   const sub = name => {
@@ -69,7 +74,12 @@ async function startLab({ jupyter, dir, endpointUrl }) {
     fs.mkdirSync(subDir, { recursive: true });
     return subDir;
   };
-  writeSettings(sub('settings'), endpointUrl);
+  writeSettings(sub('settings'));
+  writeJson(path.join(sub('config'), 'jupyter_server_config.json'), {
+    ServerApp: {
+      jpserver_extensions: { bench_proxy: true, langstage_jupyter: false }
+    }
+  });
   const args = [
     'lab',
     '--ServerApp.ip=127.0.0.1',
@@ -91,7 +101,9 @@ async function startLab({ jupyter, dir, endpointUrl }) {
     env: {
       ...process.env,
       JUPYTER_CONFIG_DIR: sub('config'),
-      JUPYTER_RUNTIME_DIR: sub('runtime')
+      JUPYTER_RUNTIME_DIR: sub('runtime'),
+      PYTHONPATH: __dirname,
+      BENCH_STREAM_URL: streamUrl
     },
     stdio: ['ignore', log, log],
     // Its own process group, so stop() also ends what it started (kernels).
@@ -122,7 +134,12 @@ async function startLab({ jupyter, dir, endpointUrl }) {
     try {
       const response = await fetch(`${base}api/status?token=${token}`);
       if (response.ok) {
-        return { url: `${base}lab?token=${token}`, stop };
+        return {
+          url: `${base}lab?token=${token}`,
+          base,
+          token,
+          stop
+        };
       }
     } catch {
       // not listening yet
@@ -138,4 +155,4 @@ async function startLab({ jupyter, dir, endpointUrl }) {
   throw new Error(`jupyter lab did not start on port ${port}:\n${tail}`);
 }
 
-module.exports = { startLab };
+module.exports = { PANEL_ENDPOINT, startLab };

@@ -1,11 +1,12 @@
 /* global window, document, performance, PerformanceObserver, MutationObserver, Element */
 /**
  * Added to every benchmarked page before its own scripts. Times a turn from
- * Send (Enter in the panel's message box, or `startNow()` on the baseline
+ * Send (Enter in a chat page's message box, or `startNow()` on the baseline
  * page) to the moment its end marker is in the DOM, and collects the long
  * tasks in between. The marker is the text of the last delta, a paragraph of
- * its own: in the panel it is the last element of a rendered markdown block,
- * in the baseline the end of the text node.
+ * its own: in a chat page it is the last element of a rendered answer (the
+ * user's message also holds it, but never as a whole element), in the
+ * baseline the end of the text node.
  */
 window.benchProbe = (() => {
   const longTasks = [];
@@ -22,7 +23,7 @@ window.benchProbe = (() => {
       if (
         event.key === 'Enter' &&
         event.target instanceof Element &&
-        event.target.matches('.jp-AgentPanel-input')
+        event.target.matches('textarea, input')
       ) {
         sentAt = performance.now();
       }
@@ -30,12 +31,33 @@ window.benchProbe = (() => {
     true
   );
 
+  /** `node` or the last element of its last element (and so on) is the marker. */
+  function endsWithMarkerElement(node, marker) {
+    for (
+      let element = node instanceof Element ? node : null;
+      element;
+      element = element.lastElementChild
+    ) {
+      if (element.childElementCount === 0) {
+        return element.textContent === marker;
+      }
+    }
+    return false;
+  }
+
   function showsMarker(record, marker) {
     if (record.type === 'characterData') {
       return record.target.data.endsWith(marker);
     }
-    const host = record.target.closest('.jp-RenderedMarkdown');
-    return host?.lastElementChild?.textContent === marker;
+    if (endsWithMarkerElement(record.target, marker)) {
+      return true;
+    }
+    for (const node of record.addedNodes) {
+      if (endsWithMarkerElement(node, marker)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Resolves with the time `marker` appears under `root`. */

@@ -5,6 +5,24 @@
  * delivered in 16 KiB reads.
  */
 const { createParser } = require('eventsource-parser');
+
+// The transport's default translator comes from @jupyterlab/translation, an
+// ES module Node's `require` cannot load: the parser run gets English.
+const translation = require.resolve('@jupyterlab/translation');
+require.cache[translation] = {
+  id: translation,
+  filename: translation,
+  loaded: true,
+  exports: {
+    nullTranslator: {
+      load: () => ({
+        __: (text, ...args) =>
+          args.reduce((out, arg, i) => out.replace(`%${i + 1}`, arg), text)
+      })
+    }
+  }
+};
+
 const { readSse } = require('./build/transport/sse');
 const { decodeFrame } = require('./build/wire/frames');
 const { TurnReducer } = require('./build/wire/reduce');

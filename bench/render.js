@@ -1,34 +1,41 @@
 'use strict';
 /**
- * Render and growth benchmarks in headless Chromium. The real panel in a real
- * jupyter lab, driven through its message box, and the bare baseline page
- * (baseline.html) stream the same turns from the stream server; each page
- * has its own browser context and the probe (page-probe.js).
+ * Render, cold-start and growth benchmarks in headless Chromium: the agent
+ * panel, langstage-jupyter (its per-frame console logging as it is, and
+ * muted) and the bare baseline page stream the same turns, runs interleaved
+ * (pages.js drives them).
  */
 const path = require('path');
+const { BaselinePage, ChatPage, MB, settledHeapBytes } = require('./pages');
 const { NAMED_TURNS, textLength } = require('./turns');
 
-const PANEL = '#jp-agent-panel';
-const TRANSCRIPT = `${PANEL} .jp-AgentPanel-transcript`;
-const TURN_TIMEOUT_MS = 5 * 60 * 1000;
-/** Heap is read this long after a turn or a New: deferred work is done. */
-const SETTLE_MS = 2000;
-const MB = 1024 * 1024;
-
-const RENDER_TURNS = ['text-2000', 'text-10000', 'text-50000', 'mixed'];
-const PACES = ['burst', 'trickle'];
+/** Warm turns: the page has answered a few turns before. */
+const RENDER_SCENARIOS = [
+  ['text-2000', 'burst'],
+  ['text-10000', 'burst'],
+  ['text-50000', 'burst'],
+  ['mixed', 'burst'],
+  ['text-2mb', 'burst'],
+  ['text-2000', 'trickle'],
+  ['text-10000', 'trickle'],
+  ['mixed', 'trickle']
+];
+/** The first turn after a page load. */
+const COLD_TURNS = ['text-2000', 'text-10000'];
 const PRIOR_TURNS = 500;
-/** Run unmeasured when a page opens: first use loads and compiles code. */
-const WARM_UP_TURN = 'text-2000';
-const WARM_UP_RUNS = 3;
-/** What a trace records (DevTools' Performance panel categories, with JS samples). */
-const TRACE_CATEGORIES = [
-  'devtools.timeline',
-  'disabled-by-default-devtools.timeline',
-  'disabled-by-default-devtools.timeline.frame',
-  'disabled-by-default-v8.cpu_profiler',
-  'toplevel',
-  'v8.execute'
+/**
+ * How long the peer's turns may take. It renders the whole answer again on
+ * every read: a very long answer can keep it busy for many minutes; such a
+ * turn is reported as not finished, and the page is opened afresh.
+ */
+const PEER_TIMEOUT_MS = 60 * 1000;
+
+/** The columns of the render tables: each page and how it is opened. */
+const PAGES = [
+  { id: 'panel', product: 'panel' },
+  { id: 'baseline' },
+  { id: 'peer', product: 'peer', timeoutMs: PEER_TIMEOUT_MS },
+  { id: 'peerMuted', product: 'peer', mute: true, timeoutMs: PEER_TIMEOUT_MS }
 ];
 
 /** What each measured turn reports, in table order. */
@@ -42,342 +49,229 @@ const TURN_METRICS = [
   ['heapAfterMB', 'JS heap after (MB)'],
   ['heapPerTextChar', 'JS heap growth ÷ text characters']
 ];
-
-let markers = 0;
-function nextMarker() {
-  markers += 1;
-  return `END-${process.pid}-${markers}`;
-}
-
-function benchMessage(turn, pace, marker) {
-  return `bench ${turn} ${pace} ${marker}`;
-}
+const COLD_METRICS = TURN_METRICS.filter(([key]) => !key.startsWith('heap'));
 
 /** Characters of text a named turn shows (its end marker aside). */
 function turnTextLength(turn) {
   return textLength(NAMED_TURNS[turn]());
 }
 
-function withTimeout(promise, ms, failure) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${failure} within ${ms / 1000} s`)),
-      ms
-    );
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-async function openMeteredPage(browser, url) {
-  const context = await browser.newContext({
-    viewport: { width: 1440, height: 900 }
-  });
-  const page = await context.newPage();
-  page.on('pageerror', error =>
-    console.error(`page error at ${url}: ${error.message}`)
-  );
-  await page.addInitScript({ path: path.join(__dirname, 'page-probe.js') });
-  await page.goto(url);
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Performance.enable');
-  return { page, cdp };
-}
-
-/** Used JS heap after deferred work settled and a full garbage collection. */
-async function settledHeapBytes({ page, cdp }) {
-  await page.waitForTimeout(SETTLE_MS);
-  await cdp.send('HeapProfiler.collectGarbage');
-  return (await cdp.send('Runtime.getHeapUsage')).usedSize;
+function scenarioName(turn, pace, textChars) {
+  return `${turn} (${textChars.toLocaleString('en-US')} chars), ${pace}`;
 }
 
 /**
- * CPU seconds the renderer's main thread has used so far: unlike wall time,
- * it does not grow when other processes take the CPU.
+ * One table row per metric: `{id, scenario, metric, columns: {page:
+ * samples}}`; a page whose turn did not finish has `{timedOutMs}` instead.
  */
-async function cpuSeconds(cdp) {
-  const { metrics } = await cdp.send('Performance.getMetrics');
-  return metrics.find(metric => metric.name === 'ThreadTime').value;
-}
-
-/**
- * The figures of one turn: arm the probe on `rootSelector`, `send()` the
- * message, wait for `marker`. The turn's text has `textChars` characters.
- * With `trace` (`{browser, file}`), the turn is traced into `file`.
- */
-async function measureTurn(
-  metered,
-  { rootSelector, marker, textChars, send, trace }
-) {
-  const { page, cdp } = metered;
-  await page.bringToFront();
-  const heapBefore = await settledHeapBytes(metered);
-  const cpuBefore = await cpuSeconds(cdp);
-  if (trace) {
-    await trace.browser.startTracing(page, {
-      path: trace.file,
-      categories: TRACE_CATEGORIES
-    });
-  }
-  await page.evaluate(
-    ([root, end, timeoutMs]) => window.benchProbe.arm(root, end, timeoutMs),
-    [rootSelector, marker, TURN_TIMEOUT_MS]
-  );
-  await send();
-  const { elapsedMs, longTaskMs } = await page.evaluate(
-    () => window.benchProbe.finished
-  );
-  if (trace) {
-    await trace.browser.stopTracing();
-  }
-  if (!Number.isFinite(elapsedMs)) {
-    throw new Error(
-      `the probe did not see the message for ${marker} being sent`
-    );
-  }
-  const cpuMs = ((await cpuSeconds(cdp)) - cpuBefore) * 1000;
-  const heapAfter = await settledHeapBytes(metered);
-  return {
-    timeMs: elapsedMs,
-    cpuMs,
-    longTasks: longTaskMs.length,
-    longTaskTotalMs: longTaskMs.reduce((total, ms) => total + ms, 0),
-    longestTaskMs: Math.max(0, ...longTaskMs),
-    heapGrowthMB: (heapAfter - heapBefore) / MB,
-    heapAfterMB: heapAfter / MB,
-    heapPerTextChar: (heapAfter - heapBefore) / textChars
-  };
-}
-
-/** The agent panel in a jupyter lab page (warmed up), driven through its message box. */
-class PanelPage {
-  /** `healthChecked` resolves when the page's panel checks the stream server. */
-  static async open(browser, labUrl, healthChecked) {
-    const metered = await openMeteredPage(browser, labUrl);
-    const tab = metered.page.locator(
-      '.lm-TabBar-tab[data-id="jp-agent-panel"]'
-    );
-    await tab.waitFor({ timeout: 60000 });
-    // Once the splash screen is gone, the workspace is restored, and with it
-    // maybe the panel, open: a click would close it.
-    await metered.page
-      .locator('#jupyterlab-splash')
-      .waitFor({ state: 'detached', timeout: 120000 });
-    if (!(await metered.page.locator(PANEL).isVisible())) {
-      await tab.click();
-    }
-    await withTimeout(
-      healthChecked,
-      60000,
-      'the panel did not check the health of the stream server (its endpoint in the settings)'
-    );
-    const panel = new PanelPage(
-      metered,
-      await metered.page
-        .locator(`${PANEL} .jp-AgentPanel-input`)
-        .elementHandle()
-    );
-    for (let run = 0; run < WARM_UP_RUNS; run++) {
-      await panel.measure(WARM_UP_TURN, 'burst', turnTextLength(WARM_UP_TURN));
-    }
-    return panel;
-  }
-
-  /**
-   * `input` is the message box, found once: a locator would query the DOM
-   * on each use, at a cost that grows with the transcript.
-   */
-  constructor(metered, input) {
-    this.metered = metered;
-    this.page = metered.page;
-    this.input = input;
-  }
-
-  /** Resolves once no turn runs (Send is offered again). */
-  async idle() {
-    await this.page
-      .locator(`${PANEL} .jp-AgentPanel-send`)
-      .waitFor({ timeout: TURN_TIMEOUT_MS });
-  }
-
-  async newConversation() {
-    await this.idle();
-    await this.page.locator(`${PANEL} .jp-AgentPanel-newChat`).click();
-    await this.page
-      .locator(`${TRANSCRIPT} .jp-AgentPanel-turn`)
-      .first()
-      .waitFor({ state: 'detached' });
-  }
-
-  /** Type the message for `turn`, press Enter, measure (and trace) until its end shows. */
-  async measure(turn, pace, textChars, trace = null) {
-    await this.idle();
-    const marker = nextMarker();
-    await this.input.fill(benchMessage(turn, pace, marker));
-    return measureTurn(this.metered, {
-      rootSelector: TRANSCRIPT,
-      marker,
-      textChars,
-      // Focus first: JupyterLab may have moved it (e.g. to the Launcher).
-      send: () => this.input.press('Enter'),
-      trace
-    });
-  }
-
-  /** Send `count` tiny turns one after the other, as fast as the panel takes them. */
-  async sendTinyTurns(count) {
-    const messages = Array.from({ length: count }, () => {
-      const marker = nextMarker();
-      return [benchMessage('tiny', 'burst', marker), marker];
-    });
-    await this.page.evaluate(
-      async ([panelSelector, turns, timeoutMs]) => {
-        const panel = document.querySelector(panelSelector);
-        const input = panel.querySelector('.jp-AgentPanel-input');
-        const send = panel.querySelector('.jp-AgentPanel-send');
-        const transcript = panel.querySelector('.jp-AgentPanel-transcript');
-        const idle = async () => {
-          while (send.hidden) {
-            await new Promise(resolve => setTimeout(resolve, 5));
-          }
-        };
-        for (const [message, marker] of turns) {
-          await idle();
-          const shown = window.benchProbe.whenShown(
-            transcript,
-            marker,
-            timeoutMs
-          );
-          input.value = message;
-          input.dispatchEvent(
-            new KeyboardEvent('keydown', { key: 'Enter', bubbles: true })
-          );
-          await shown;
-        }
-        await idle();
-      },
-      [PANEL, messages, TURN_TIMEOUT_MS]
-    );
-  }
-}
-
-/** The baseline page (warmed up): fetch, parse, append the deltas to one text node. */
-class BaselinePage {
-  static async open(browser, streamUrl) {
-    const baseline = new BaselinePage(
-      await openMeteredPage(browser, `${streamUrl}baseline`)
-    );
-    for (let run = 0; run < WARM_UP_RUNS; run++) {
-      await baseline.measure(
-        WARM_UP_TURN,
-        'burst',
-        turnTextLength(WARM_UP_TURN)
-      );
-    }
-    return baseline;
-  }
-
-  constructor(metered) {
-    this.metered = metered;
-  }
-
-  async measure(turn, pace, textChars) {
-    const marker = nextMarker();
-    return measureTurn(this.metered, {
-      rootSelector: '#answer',
-      marker,
-      textChars,
-      send: () =>
-        this.metered.page.evaluate(
-          message => {
-            window.benchProbe.startNow();
-            window.streamBaseline(message).catch(error => console.error(error));
-          },
-          benchMessage(turn, pace, marker)
-        )
-    });
-  }
-}
-
-/** One table row per metric from per-run figure objects. */
-function metricRows(idPrefix, scenario, measured, reference) {
-  return TURN_METRICS.map(([key, metric]) => ({
+function metricRows(idPrefix, scenario, metrics, figures) {
+  return metrics.map(([key, metric]) => ({
     id: `${idPrefix}/${key}`,
     scenario,
     metric,
-    better: 'lower',
-    measured: measured.map(figures => figures[key]),
-    reference: reference.map(figures => figures[key])
+    columns: Object.fromEntries(
+      Object.entries(figures).map(([page, runs]) => {
+        const timedOut = runs.find(run => run.timedOutMs !== undefined);
+        return [
+          page,
+          timedOut
+            ? { timedOutMs: timedOut.timedOutMs }
+            : runs.map(run => run[key])
+        ];
+      })
+    )
   }));
 }
 
-/** Record a Chromium trace of the panel streaming one more turn into `file`. */
-async function tracePanelTurn(browser, panel, turn, pace, file) {
-  await panel.newConversation();
-  await panel.measure(turn, pace, turnTextLength(turn), { browser, file });
+function emptyFigures() {
+  return Object.fromEntries(PAGES.map(page => [page.id, []]));
 }
 
 /**
- * Panel vs. baseline for every turn and pace, runs interleaved. With
- * `traceDir`, one more panel turn per scenario is traced into it.
+ * Measure one turn. A page with a time limit (the peer) that fails to take
+ * or finish the turn in time (it may be busy rendering the last one) is
+ * reported as not finished rather than ending the run.
  */
-async function renderBenchmark({
+async function measureOrGiveUp(page, spec, turn, pace, textChars) {
+  if (!spec.timeoutMs) {
+    return page.measure(turn, pace, textChars);
+  }
+  try {
+    return await page.measure(turn, pace, textChars, {
+      timeoutMs: spec.timeoutMs
+    });
+  } catch (error) {
+    return { timedOutMs: spec.timeoutMs, reason: error.message };
+  }
+}
+
+/** Open the page of `spec`, warmed up. */
+function openWarmPage({ browser, labs, baselineUrl }, spec) {
+  return spec.product
+    ? ChatPage.openWarm(browser, labs[spec.product].url, spec.product, {
+        mute: spec.mute
+      })
+    : BaselinePage.open(browser, baselineUrl);
+}
+
+/**
+ * Every page for every scenario, runs interleaved. With `traceDir`, one
+ * more panel turn per scenario is traced into it.
+ */
+async function renderBenchmark(context) {
+  const { browser, runs, traceDir, log } = context;
+  const pages = {};
+  for (const spec of PAGES) {
+    pages[spec.id] = await openWarmPage(context, spec);
+  }
+  const rows = [];
+  for (const [turn, pace] of RENDER_SCENARIOS) {
+    const textChars = turnTextLength(turn);
+    const figures = emptyFigures();
+    for (let run = 1; run <= runs; run++) {
+      log(`render: ${turn}, ${pace}, run ${run}/${runs}`);
+      for (const spec of PAGES) {
+        if (figures[spec.id].some(done => done.timedOutMs !== undefined)) {
+          continue; // it did not finish: one try is enough
+        }
+        const page = pages[spec.id];
+        if (spec.product) {
+          await page.newConversation().catch(error => {
+            if (!spec.timeoutMs) {
+              throw error;
+            }
+          });
+        }
+        const measured = await measureOrGiveUp(
+          page,
+          spec,
+          turn,
+          pace,
+          textChars
+        );
+        figures[spec.id].push(measured);
+        if (measured.timedOutMs !== undefined) {
+          log(`render: the ${spec.id} page did not finish: opened afresh`);
+          await page.close();
+          pages[spec.id] = await openWarmPage(context, spec);
+        }
+      }
+    }
+    if (traceDir) {
+      const file = path.join(traceDir, `trace-${turn}-${pace}.json`);
+      log(`render: ${turn}, ${pace}, traced into ${file}`);
+      await pages.panel.newConversation();
+      await pages.panel.measure(turn, pace, textChars, {
+        trace: { browser, file }
+      });
+    }
+    rows.push(
+      ...metricRows(
+        `${turn}/${pace}`,
+        scenarioName(turn, pace, textChars),
+        TURN_METRICS,
+        figures
+      )
+    );
+  }
+  for (const page of Object.values(pages)) {
+    await page.close();
+  }
+  return rows;
+}
+
+/** What a page fetched, by phase: its extension's files and JupyterLab's chunks. */
+function fetchFigures(fetches, extension) {
+  const ours = url => url.includes(`/lab/extensions/${extension}/`);
+  const lab = url => url.includes('/static/lab/');
+  const total = (phase, matches) => fetches.total(phase, matches);
+  return {
+    startOurs: total('start', ours),
+    openOurs: total('open', ours),
+    openLab: total('open', lab),
+    turnOurs: total('turn', ours),
+    turnLab: total('turn', lab)
+  };
+}
+
+/**
+ * The first turn after a page load, on a fresh page per run (the panel
+ * opened and read for a moment first, as a user would), and what each page
+ * fetched at start, when its panel opened and during that turn.
+ */
+async function coldBenchmark({
   browser,
-  labUrl,
-  server,
+  labs,
+  baselineUrl,
   runs,
   traceDir,
   log
 }) {
-  const panel = await PanelPage.open(browser, labUrl, server.nextHealthCheck());
-  const baseline = await BaselinePage.open(browser, server.url);
   const rows = [];
-  for (const pace of PACES) {
-    for (const turn of RENDER_TURNS) {
-      const textChars = turnTextLength(turn);
-      const figures = { panel: [], baseline: [] };
-      for (let run = 1; run <= runs; run++) {
-        log(`render: ${turn}, ${pace}, run ${run}/${runs}`);
-        await panel.newConversation();
-        figures.panel.push(await panel.measure(turn, pace, textChars));
-        figures.baseline.push(await baseline.measure(turn, pace, textChars));
-      }
-      if (traceDir) {
-        const file = path.join(traceDir, `trace-${turn}-${pace}.json`);
-        log(
-          `render: ${turn}, ${pace}, traced into ${path.relative(process.cwd(), file)}`
+  const fetched = Object.fromEntries(
+    PAGES.filter(spec => spec.product).map(spec => [spec.id, []])
+  );
+  for (const turn of COLD_TURNS) {
+    const textChars = turnTextLength(turn);
+    const figures = emptyFigures();
+    for (let run = 1; run <= runs; run++) {
+      log(`cold: ${turn}, run ${run}/${runs}`);
+      for (const spec of PAGES) {
+        if (!spec.product) {
+          const baseline = await BaselinePage.open(browser, baselineUrl, {
+            warm: false
+          });
+          await baseline.page.waitForTimeout(1000);
+          figures[spec.id].push(
+            await baseline.measure(turn, 'burst', textChars, { heap: false })
+          );
+          await baseline.close();
+          continue;
+        }
+        const page = await ChatPage.open(
+          browser,
+          labs[spec.product].url,
+          spec.product,
+          { mute: spec.mute, log: true }
         );
-        await tracePanelTurn(browser, panel, turn, pace, file);
+        figures[spec.id].push(
+          await page.measure(turn, 'burst', textChars, { heap: false })
+        );
+        await page.metered.fetches.settled();
+        fetched[spec.id].push(
+          fetchFigures(page.metered.fetches, page.spec.extension)
+        );
+        await page.close();
       }
-      const scenario = `${turn} (${textChars.toLocaleString('en-US')} chars), ${pace}`;
-      rows.push(
-        ...metricRows(
-          `${turn}/${pace}`,
-          scenario,
-          figures.panel,
-          figures.baseline
-        )
-      );
     }
+    if (traceDir) {
+      const file = path.join(traceDir, `trace-cold-${turn}.json`);
+      log(`cold: ${turn}, traced into ${file}`);
+      const page = await ChatPage.open(browser, labs.panel.url, 'panel', {});
+      await page.measure(turn, 'burst', textChars, {
+        heap: false,
+        trace: { browser, file }
+      });
+      await page.close();
+    }
+    rows.push(
+      ...metricRows(
+        `cold/${turn}`,
+        `${scenarioName(turn, 'burst', textChars)}, first turn after load`,
+        COLD_METRICS,
+        figures
+      )
+    );
   }
-  await panel.page.context().close();
-  await baseline.metered.page.context().close();
-  return rows;
+  return { rows, fetched };
 }
 
 /**
  * A 2,000-delta turn on an empty panel vs. after 500 prior turns. With
  * `traceDir`, one more turn after the prior ones is traced into it.
  */
-async function growthBenchmark({
-  browser,
-  labUrl,
-  server,
-  runs,
-  traceDir,
-  log
-}) {
-  const panel = await PanelPage.open(browser, labUrl, server.nextHealthCheck());
+async function growthBenchmark({ browser, labs, runs, traceDir, log }) {
+  const panel = await ChatPage.openWarm(browser, labs.panel.url, 'panel');
   const textChars = turnTextLength('text-2000');
   const empty = [];
   const afterPrior = [];
@@ -395,46 +289,44 @@ async function growthBenchmark({
   }
   if (traceDir) {
     const file = path.join(traceDir, `trace-growth-after-${PRIOR_TURNS}.json`);
-    log(`growth: traced into ${path.relative(process.cwd(), file)}`);
-    await panel.measure('text-2000', 'burst', textChars, { browser, file });
+    log(`growth: traced into ${file}`);
+    await panel.measure('text-2000', 'burst', textChars, {
+      trace: { browser, file }
+    });
   }
-  await panel.page.context().close();
+  await panel.close();
   const perDelta = key => figures => (figures[key] * 1000) / 2000;
   const scenario = `2,000-delta turn, after ${PRIOR_TURNS} turns vs. empty`;
+  const row = (id, metric, measured, reference) => ({
+    scenario,
+    id,
+    metric,
+    columns: { after: measured, empty: reference }
+  });
   return [
+    row(
+      'growth/cpuPerDelta',
+      'main-thread CPU per delta (µs)',
+      afterPrior.map(perDelta('cpuMs')),
+      empty.map(perDelta('cpuMs'))
+    ),
+    row(
+      'growth/timePerDelta',
+      'time to last token per delta (µs)',
+      afterPrior.map(perDelta('timeMs')),
+      empty.map(perDelta('timeMs'))
+    ),
+    row(
+      'growth/longestTaskMs',
+      'longest task (ms)',
+      afterPrior.map(figures => figures.longestTaskMs),
+      empty.map(figures => figures.longestTaskMs)
+    ),
     {
-      scenario,
-      id: 'growth/cpuPerDelta',
-      metric: 'main-thread CPU per delta (µs)',
-      better: 'lower',
-      measured: afterPrior.map(perDelta('cpuMs')),
-      reference: empty.map(perDelta('cpuMs'))
-    },
-    {
-      scenario,
-      id: 'growth/timePerDelta',
-      metric: 'time to last token per delta (µs)',
-      better: 'lower',
-      measured: afterPrior.map(perDelta('timeMs')),
-      reference: empty.map(perDelta('timeMs'))
-    },
-    {
-      scenario,
-      id: 'growth/longestTaskMs',
-      metric: 'longest task (ms)',
-      better: 'lower',
-      measured: afterPrior.map(figures => figures.longestTaskMs),
-      reference: empty.map(figures => figures.longestTaskMs)
-    },
-    {
-      scenario: `conversation of ${PRIOR_TURNS} tiny turns vs. empty`,
-      id: 'growth/heapMB',
-      metric: 'JS heap (MB)',
-      better: 'lower',
-      measured: heap.afterPrior,
-      reference: heap.empty
+      ...row('growth/heapMB', 'JS heap (MB)', heap.afterPrior, heap.empty),
+      scenario: `conversation of ${PRIOR_TURNS} tiny turns vs. empty`
     }
   ];
 }
 
-module.exports = { growthBenchmark, renderBenchmark };
+module.exports = { coldBenchmark, growthBenchmark, renderBenchmark };

@@ -1,16 +1,18 @@
 'use strict';
 /**
- * The streaming benchmarks of issue 9 — parser, render, growth, bundle — in
+ * The streaming benchmarks — parser, render, cold start, growth, bundle — in
  * one run, written to bench/results.md and printed. `./scripts/bench` sets up
- * and compiles first, then runs this:
+ * (the production build, and langstage-jupyter in the bench's own
+ * virtualenv) and compiles first, then runs this:
  *
- *   node bench/run.js [--runs 3] [--only parser,render,growth,bundle] [--trace]
+ *   node bench/run.js [--runs 3] [--only parser,render,cold,growth,bundle] [--trace]
  *
  * --trace also records, per render scenario and after the growth runs, one
  * more panel turn as a Chromium trace in bench/results/ (open it in DevTools' Performance panel).
- * Everything it starts (stream server, jupyter lab, Chromium) listens on
- * 127.0.0.1 only and is stopped, and its temp directory removed, even when a
- * benchmark fails or the run is interrupted.
+ * Everything it starts (stream server, two jupyter labs — the agent panel's
+ * from the project's virtualenv, langstage-jupyter's from the bench's —,
+ * Chromium) listens on 127.0.0.1 only and is stopped, and its temp
+ * directories removed, even when a benchmark fails or the run is interrupted.
  */
 const { execFileSync } = require('child_process');
 const fs = require('fs');
@@ -20,14 +22,19 @@ const { parseArgs } = require('util');
 const { bundleSizes } = require('./bundle');
 const { startLab } = require('./lab');
 const { parserBenchmark } = require('./parser');
-const { growthBenchmark, renderBenchmark } = require('./render');
+const { coldBenchmark, growthBenchmark, renderBenchmark } = require('./render');
 const { resultsMarkdown } = require('./report');
 const { startStreamServer } = require('./stream-server');
 
 const ROOT = path.resolve(__dirname, '..');
 const VENV_BIN = path.join(ROOT, '.venv', 'bin');
+/** langstage-jupyter, from PyPI, in a virtualenv of its own (scripts/bench makes it). */
+const PEER_VENV_BIN = path.join(ROOT, '.bench-venv', 'bin');
 const RESULTS = path.join(__dirname, 'results.md');
-const SECTIONS = ['parser', 'render', 'growth', 'bundle'];
+/** What the traces say of the goals not met, written by hand (appended to RESULTS). */
+const PROFILE = path.join(__dirname, 'profile.md');
+const SECTIONS = ['parser', 'render', 'cold', 'growth', 'bundle'];
+const BROWSER_SECTIONS = ['render', 'cold', 'growth'];
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -86,6 +93,13 @@ function describeMachine() {
   ].join(', ');
 }
 
+function pythonVersionOf(bin, module) {
+  return output(path.join(bin, 'python'), [
+    '-c',
+    `import importlib.metadata as m; print(m.version('${module}'))`
+  ]);
+}
+
 function describeVersions(chromiumVersion) {
   const commit = output('git', ['rev-parse', '--short', 'HEAD']);
   const dirty = output('git', ['status', '--porcelain'])
@@ -94,12 +108,13 @@ function describeVersions(chromiumVersion) {
   const packageVersion = JSON.parse(
     fs.readFileSync(path.join(ROOT, 'package.json'))
   ).version;
-  const jupyterlab = output(path.join(VENV_BIN, 'python'), [
-    '-c',
-    'import jupyterlab; print(jupyterlab.__version__)'
-  ]);
+  const jupyterlab = pythonVersionOf(VENV_BIN, 'jupyterlab');
+  const peer = fs.existsSync(PEER_VENV_BIN)
+    ? `langstage-jupyter ${pythonVersionOf(PEER_VENV_BIN, 'langstage-jupyter')} (JupyterLab ${pythonVersionOf(PEER_VENV_BIN, 'jupyterlab')}, its own virtualenv)`
+    : null;
   return [
-    `jupyterlab-agent-panel ${packageVersion} (commit ${commit}${dirty})`,
+    `jupyterlab-agent-panel ${packageVersion} (commit ${commit}${dirty}, production build)`,
+    peer,
     `JupyterLab ${jupyterlab}`,
     `Node ${process.version}`,
     chromiumVersion ? `Chromium ${chromiumVersion}` : null
@@ -118,7 +133,15 @@ class Cleanup {
     this._steps.push(step);
   }
 
-  async run() {
+  /** Run the steps once; a second call (a signal during a run) waits for the same run. */
+  run() {
+    this._running ??= this._runSteps().finally(() => {
+      this._running = null;
+    });
+    return this._running;
+  }
+
+  async _runSteps() {
     while (this._steps.length > 0) {
       try {
         await this._steps.pop()();
@@ -129,7 +152,10 @@ class Cleanup {
   }
 }
 
-/** Render and growth: stream server, jupyter lab and Chromium, stopped after. */
+/**
+ * Render, cold start and growth: the stream server, a jupyter lab per
+ * product and Chromium, stopped after.
+ */
 async function browserBenchmarks({
   runs,
   sections,
@@ -142,13 +168,23 @@ async function browserBenchmarks({
   outer.add(() => cleanup.run());
   const server = await startStreamServer();
   cleanup.add(() => server.close());
-  log('starting jupyter lab');
-  const lab = await startLab({
-    jupyter: path.join(VENV_BIN, 'jupyter'),
-    dir,
-    endpointUrl: server.url
-  });
-  cleanup.add(() => lab.stop());
+  const labs = {};
+  for (const [product, bin] of [
+    ['panel', VENV_BIN],
+    ['peer', PEER_VENV_BIN]
+  ]) {
+    log(
+      `starting jupyter lab for the ${product} (${path.relative(ROOT, bin)})`
+    );
+    const labDir = path.join(dir, product);
+    fs.mkdirSync(labDir);
+    labs[product] = await startLab({
+      jupyter: path.join(bin, 'jupyter'),
+      dir: labDir,
+      streamUrl: server.url
+    });
+    cleanup.add(() => labs[product].stop());
+  }
   const { chromium } = require(
     path.join(ROOT, 'ui-tests', 'node_modules', 'playwright-core')
   );
@@ -163,12 +199,16 @@ async function browserBenchmarks({
   }
   const context = {
     browser,
-    labUrl: lab.url,
-    server,
+    labs,
+    // The bare page, served and fed through the agent panel's lab, as the panel is.
+    baselineUrl: `${labs.panel.base}bench-stream/baseline`,
     runs,
     traceDir,
     log
   };
+  if (sections.includes('cold')) {
+    results.cold = await coldBenchmark(context);
+  }
   if (sections.includes('render')) {
     results.render = await renderBenchmark(context);
   }
@@ -183,6 +223,7 @@ async function browserBenchmarks({
 
 async function main() {
   const { runs, sections, trace } = options();
+  const loadAtStart = os.loadavg();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-panel-bench-'));
   const cleanup = new Cleanup();
   cleanup.add(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -199,7 +240,7 @@ async function main() {
       log('parser');
       results.parser = await parserBenchmark(runs);
     }
-    if (sections.includes('render') || sections.includes('growth')) {
+    if (sections.some(section => BROWSER_SECTIONS.includes(section))) {
       chromiumVersion = await browserBenchmarks({
         runs,
         sections,
@@ -227,7 +268,11 @@ async function main() {
         runs,
         machine: describeMachine(),
         versions: describeVersions(chromiumVersion),
-        results
+        load: { start: loadAtStart, end: os.loadavg() },
+        results,
+        profile: fs.existsSync(PROFILE)
+          ? fs.readFileSync(PROFILE, 'utf-8')
+          : null
       })
     );
     execFileSync(path.join(ROOT, 'node_modules', '.bin', 'prettier'), [

@@ -81,6 +81,22 @@ function textTurn(deltas) {
   );
 }
 
+/**
+ * One text block of about `chars` characters in `deltas` deltas of prose
+ * (each some hundreds of words, paragraph breaks inside): a very long answer.
+ */
+function longTextTurn(chars, deltas) {
+  const words = proseDeltas(Math.ceil(chars / 5.45), randomSource(chars));
+  const perDelta = Math.ceil(words.length / (deltas - 1));
+  const frames = [];
+  for (let at = 0; at < words.length; at += perDelta) {
+    frames.push(
+      textFrame(words.slice(at, at + perDelta).join(''), LAST_MESSAGE_ID)
+    );
+  }
+  return frames;
+}
+
 /** Frames in one cycle of `mixedTurn`. */
 const MIXED_CYCLE_FRAMES = 200;
 
@@ -168,6 +184,7 @@ const NAMED_TURNS = {
   'text-10000': () => textTurn(10000),
   'text-50000': () => textTurn(50000),
   mixed: () => mixedTurn(25),
+  'text-2mb': () => longTextTurn(2e6, 2000),
   tiny: () => textTurn(4)
 };
 
@@ -175,6 +192,7 @@ module.exports = {
   MIXED_CYCLE_FRAMES,
   NAMED_TURNS,
   endFrames,
+  longTextTurn,
   mixedTurn,
   sseEvent,
   textLength,

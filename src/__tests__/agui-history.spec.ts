@@ -14,7 +14,6 @@ import { AguiRunMapper } from '../agui/to-chunk-frames';
 import type { WireFrame } from '../wire/frame-types';
 import type { JsonObject } from '../wire/json';
 import type { IClientToolCall, TurnRequest } from '../wire/turn';
-import { MAX_BLOCK_CHARS } from '../wire/types';
 import { fixtureSse, loadExpected, runFixture } from './agui-harness';
 
 const START: IAguiEvent = { type: 'RUN_STARTED', threadId: 't', runId: 'r' };
@@ -154,13 +153,13 @@ describe('AguiHistory', () => {
     ]);
   });
 
-  it('keeps at most the panel’s block limit of one message', () => {
+  it('keeps every character of a very long message', () => {
     const history = new AguiHistory();
-    history.appendText('m', 'x'.repeat(MAX_BLOCK_CHARS), null);
-    history.appendText('m', 'more', null);
-    expect((history.messages[0].content as string).length).toBe(
-      MAX_BLOCK_CHARS
-    );
+    history.appendText('m', 'x'.repeat(2_000_000), null);
+    history.appendText('m', 'the end', null);
+    const content = history.messages[0].content as string;
+    expect(content.length).toBe(2_000_007);
+    expect(content.endsWith('xthe end')).toBe(true);
   });
 });
 

@@ -20,7 +20,7 @@ function attachedView(minSettledChars = 0): MarkdownView {
     makeRendermime(),
     'jp-AgentPanel-text',
     {},
-    minSettledChars
+    { minSettledChars }
   );
   Widget.attach(view, document.body);
   return view;
@@ -83,7 +83,8 @@ describe('MarkdownView', () => {
     await afterFrame();
     view.setSource('First paragraph.\n\nSecond paragraph\n\nThird');
     await afterFrame();
-    view.setSource('First paragraph.\n\nSecond paragraph\n\nThird one');
+    // Markdown in the delta: the tail is rendered (plain words are appended, below).
+    view.setSource('First paragraph.\n\nSecond paragraph\n\nThird *one*');
     await afterFrame();
     expect(renderedMarkdown).toEqual([
       'First paragraph',
@@ -91,7 +92,7 @@ describe('MarkdownView', () => {
       'Second',
       'Second paragraph\n\n',
       'Third',
-      'Third one'
+      'Third *one*'
     ]);
     expect(view.node.querySelectorAll('.jp-RenderedMarkdown')).toHaveLength(3);
     expect(

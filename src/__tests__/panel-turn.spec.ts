@@ -272,10 +272,16 @@ describe('extraction cards', () => {
       ['query', 'use a tool'],
       ['answer', '42']
     ]);
+    // The JSON viewer is built when its (closed) section is opened.
+    const json = card.querySelector<HTMLDetailsElement>(
+      '.jp-AgentPanel-extractionJson'
+    )!;
     await afterFrame();
-    expect(
-      card.querySelector('.jp-AgentPanel-extractionJson')!.textContent
-    ).toContain('"answer": "42"');
+    expect(json.querySelector('.jp-AgentPanel-extractionOutput')).toBeNull();
+    json.open = true;
+    json.dispatchEvent(new Event('toggle'));
+    await afterFrame();
+    expect(json.textContent).toContain('"answer": "42"');
   });
 
   it('shows a list of records as one row each, and never interprets markup in the data', () => {

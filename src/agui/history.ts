@@ -10,7 +10,6 @@
 import type { Message } from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
 import { isObject, type JsonObject } from '../wire/json';
-import { MAX_BLOCK_CHARS } from '../wire/types';
 
 /** A message of the list: any AG-UI message, as JSON. */
 export type HistoryMessage = JsonObject & { id: string; role: string };
@@ -75,7 +74,7 @@ export class AguiHistory {
   appendText(messageId: string, delta: string, subagent: Attribution): void {
     const message = this._assistant(messageId, subagent);
     const content = typeof message.content === 'string' ? message.content : '';
-    message.content = capped(content + delta);
+    message.content = content + delta;
   }
 
   /**
@@ -110,7 +109,7 @@ export class AguiHistory {
   appendArgs(callId: string, delta: string): void {
     const call = this._calls.get(callId);
     if (call) {
-      call.function.arguments = capped(call.function.arguments + delta);
+      call.function.arguments = call.function.arguments + delta;
     }
   }
 
@@ -138,7 +137,7 @@ export class AguiHistory {
       id: messageId,
       role: 'tool',
       toolCallId: callId,
-      content: capped(content),
+      content,
       ...(error === null ? {} : { error }),
       ...attribution(subagent)
     });
@@ -254,9 +253,4 @@ function isCall(value: unknown): value is IHistoryCall {
 
 function attribution(subagent: Attribution): { subagentRunId?: string } {
   return typeof subagent === 'string' ? { subagentRunId: subagent } : {};
-}
-
-/** Content past the panel's block limit is not kept (docs/protocol.md §4.9). */
-function capped(text: string): string {
-  return text.length > MAX_BLOCK_CHARS ? text.slice(0, MAX_BLOCK_CHARS) : text;
 }

@@ -16,7 +16,6 @@ import { agentOutputRendermime } from './common/agent-rendermime';
 import { formatTokens } from './common/format';
 import type { AutoScroller } from './transcript/autoscroll';
 import { CommandIDs } from '../commands';
-import { agentIcon } from '../icons';
 import { TurnAnnouncer } from './transcript/announcer';
 import { Composer } from './composer/composer';
 import { ContextChipsView } from './composer/context-chips';
@@ -49,10 +48,8 @@ export class ChatPanel extends SidePanel {
     this._service = service;
     this._model = model;
     this._bundle = trans;
-    this.id = 'jp-agent-panel';
+    // Shown inside the sidebar's `AgentSidebar`, which has the id and the tab.
     this.addClass('jp-AgentPanel');
-    this.title.icon = agentIcon;
-    this.title.caption = trans.__('Agent');
 
     this.toolbar.addItem('endpoint-picker', new EndpointPicker(service, trans));
     this._endpointLabel = new Widget({ node: document.createElement('span') });
@@ -217,7 +214,9 @@ export class ChatPanel extends SidePanel {
     if (done) {
       context.reset();
       this._composer.clear();
-      if (sent) {
+      // While following, the new turn scrolls into view at the next frame;
+      // a jump now would force a layout in the middle of sending.
+      if (sent && !this._transcript.scroller.following) {
         this._transcript.scroller.jumpToLatest();
       }
     }

@@ -4,6 +4,7 @@ import type {
 } from '@jupyterlab/application';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { IAgentPanel } from '../tokens';
+import { whenPanelLoads } from './panel-loader';
 
 /**
  * AG-UI endpoints (`transport: "agui"`): HTTP + server-sent events for an
@@ -21,29 +22,22 @@ export const aguiPlugin: JupyterFrontEndPlugin<void> = {
     translator: ITranslator | null
   ): void => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
-    // Loaded off the start-up path: the panel picks the transport up
-    // whenever it is registered.
-    Promise.all([
-      import('../transport/agui-http'),
-      import('../transport/agui-ws')
-    ])
-      .then(([http, ws]) => {
-        const overHttp = http.aguiHttpTransportFactory(
-          app.serviceManager.serverSettings,
-          trans
-        );
-        const overWebSocket = ws.aguiWsTransportFactory(trans);
-        panel.registerTransport('agui', endpoint =>
-          ws.isWebSocketUrl(endpoint.url)
-            ? overWebSocket(endpoint)
-            : overHttp(endpoint)
-        );
-      })
-      .catch(reason => {
-        console.error(
-          'Agent Panel: could not load the AG-UI transport.',
-          reason
-        );
-      });
+    // Loaded with the panel, which picks the transport up whenever it is registered.
+    whenPanelLoads(panel, 'the AG-UI transport', async () => {
+      const [http, ws] = await Promise.all([
+        import('../transport/agui-http'),
+        import('../transport/agui-ws')
+      ]);
+      const overHttp = http.aguiHttpTransportFactory(
+        app.serviceManager.serverSettings,
+        trans
+      );
+      const overWebSocket = ws.aguiWsTransportFactory(trans);
+      panel.registerTransport('agui', endpoint =>
+        ws.isWebSocketUrl(endpoint.url)
+          ? overWebSocket(endpoint)
+          : overHttp(endpoint)
+      );
+    });
   }
 };

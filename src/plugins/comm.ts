@@ -5,6 +5,7 @@ import type {
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import { IAgentPanel } from '../tokens';
+import { whenPanelLoads } from './panel-loader';
 
 /** The `comm` transport: chat with a graph served in a notebook's kernel. */
 export const commPlugin: JupyterFrontEndPlugin<void> = {
@@ -14,32 +15,34 @@ export const commPlugin: JupyterFrontEndPlugin<void> = {
   autoStart: true,
   requires: [IAgentPanel, INotebookTracker],
   optional: [ITranslator],
-  activate: async (
+  activate: (
     _app: JupyterFrontEnd,
     panel: IAgentPanel,
     notebooks: INotebookTracker,
     translator: ITranslator | null
-  ): Promise<void> => {
+  ): void => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
-    // The panel picks the transport up whenever it is registered.
-    const [{ KernelCommTransport }, { KernelBinding }] = await Promise.all([
-      import('../transport/comm'),
-      import('../transport/kernel-binding')
-    ]);
-    panel.registerTransport(
-      'comm',
-      endpoint =>
-        new KernelCommTransport({
-          binding: new KernelBinding({
-            notebooks,
-            pinnedPath: endpoint.notebook,
+    // Loaded with the panel, which picks the transport up whenever it is registered.
+    whenPanelLoads(panel, 'the comm transport', async () => {
+      const [{ KernelCommTransport }, { KernelBinding }] = await Promise.all([
+        import('../transport/comm'),
+        import('../transport/kernel-binding')
+      ]);
+      panel.registerTransport(
+        'comm',
+        endpoint =>
+          new KernelCommTransport({
+            binding: new KernelBinding({
+              notebooks,
+              pinnedPath: endpoint.notebook,
+              trans
+            }),
+            commTarget: endpoint.commTarget,
+            connectTimeoutMs: endpoint.connectTimeoutSeconds * 1000,
+            idleTimeoutMs: endpoint.idleTimeoutSeconds * 1000,
             trans
-          }),
-          commTarget: endpoint.commTarget,
-          connectTimeoutMs: endpoint.connectTimeoutSeconds * 1000,
-          idleTimeoutMs: endpoint.idleTimeoutSeconds * 1000,
-          trans
-        })
-    );
+          })
+      );
+    });
   }
 };

@@ -6,6 +6,7 @@ import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import type { IPanelSettings } from '../contracts/settings';
 import { IAgentPanel } from '../tokens';
+import { whenPanelLoads } from './panel-loader';
 
 /**
  * Shows and sends the workspace context with each message: the file
@@ -31,20 +32,22 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
     };
     applySettings(agentPanel, agentPanel.settings);
     agentPanel.settingsChanged.connect(applySettings);
-    // The chips matter once the workspace is shown: follow it from then on.
-    app.restored
-      .then(() => import('../notebook/workspace-context'))
-      .then(({ WorkspaceContextSource }) => {
+    // The chips matter once the panel is shown: follow the workspace from then on.
+    whenPanelLoads(agentPanel, 'the workspace context', async () => {
+      const { WorkspaceContextSource } =
+        await import('../notebook/workspace-context');
+      // The shell is followed once the workspace is restored; the panel
+      // does not wait for that.
+      void app.restored.then(() =>
         // Owned by the composer context from here on.
-        const source = new WorkspaceContextSource({
-          shell: app.shell,
-          notebooks,
-          fileBrowser
-        });
-        context.setSource(source);
-      })
-      .catch(reason => {
-        console.error('Agent Panel: could not follow the workspace.', reason);
-      });
+        context.setSource(
+          new WorkspaceContextSource({
+            shell: app.shell,
+            notebooks,
+            fileBrowser
+          })
+        )
+      );
+    });
   }
 };

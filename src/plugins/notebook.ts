@@ -6,13 +6,13 @@ import { Dialog, ICommandPalette, showDialog } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import {
-  addNotebookCommands,
+  exportConversationLabel,
   INSERT_PLAN_COMMAND,
   type INotebookCommandsOptions,
   NotebookCommandIDs
-} from '../notebook/commands/index';
-import { NotebookHost } from '../notebook/host';
+} from '../notebook/commands/common';
 import { IAgentPanel } from '../tokens';
+import { panelLoaded, whenPanelLoads } from './panel-loader';
 
 /** Right-clicks on these transcript parts offer the notebook commands. */
 const CONTEXT_MENU: readonly {
@@ -62,35 +62,57 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
     translator: ITranslator | null
   ): void => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
-    const host = new NotebookHost({
-      tracker,
-      kernelSpecs: app.serviceManager.kernelspecs,
-      commands: app.commands,
-      activate: id => app.shell.activateById(id),
-      trans
-    });
-    const commandOptions: INotebookCommandsOptions = {
-      commands: app.commands,
-      agentPanel,
-      host,
-      hitTest: test => app.contextMenuHitTest(test),
-      confirm: async (title, body, accept) => {
-        const result = await showDialog({
-          title,
-          body,
-          buttons: [Dialog.cancelButton(), Dialog.okButton({ label: accept })]
-        });
-        return result.button.accept;
-      },
-      trans
-    };
-    addNotebookCommands(commandOptions);
-    // Needed once the agent makes a plan: loaded after the start.
-    void import('../notebook/commands/plan')
-      .then(({ addPlanCommand }) => addPlanCommand(commandOptions))
-      .catch(reason => {
-        console.error('Agent Panel: could not add the plan command.', reason);
+    // Until the panel loads (with the commands), the export, the one command
+    // that needs no transcript item, loads it.
+    const exportUntilLoaded = app.commands.addCommand(
+      NotebookCommandIDs.exportConversation,
+      {
+        label: exportConversationLabel(trans),
+        execute: async args => {
+          await panelLoaded(agentPanel);
+          return app.commands.execute(
+            NotebookCommandIDs.exportConversation,
+            args
+          );
+        },
+        describedBy: { args: { type: 'object', properties: {} } }
+      }
+    );
+    whenPanelLoads(agentPanel, 'the notebook commands', async () => {
+      const [{ addNotebookCommands }, { NotebookHost }, { addPlanCommand }] =
+        await Promise.all([
+          import('../notebook/commands'),
+          import('../notebook/host'),
+          import('../notebook/commands/plan')
+        ]);
+      // Lives as long as the application, like the commands that use it.
+      // eslint-disable-next-line jupyter/require-disposable-ownership
+      const host = new NotebookHost({
+        tracker,
+        kernelSpecs: app.serviceManager.kernelspecs,
+        commands: app.commands,
+        activate: id => app.shell.activateById(id),
+        trans
       });
+      const commandOptions: INotebookCommandsOptions = {
+        commands: app.commands,
+        agentPanel,
+        host,
+        hitTest: test => app.contextMenuHitTest(test),
+        confirm: async (title, body, accept) => {
+          const result = await showDialog({
+            title,
+            body,
+            buttons: [Dialog.cancelButton(), Dialog.okButton({ label: accept })]
+          });
+          return result.button.accept;
+        },
+        trans
+      };
+      exportUntilLoaded.dispose();
+      addNotebookCommands(commandOptions);
+      addPlanCommand(commandOptions);
+    });
 
     agentPanel.addItemAction({
       command: NotebookCommandIDs.insertExtraction,

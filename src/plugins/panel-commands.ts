@@ -4,12 +4,14 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { CommandIDs } from '../commands';
 import { agentIcon } from '../icons';
 import type { AgentPanelService } from '../model/agent-panel-service';
-import type { ChatPanel } from '../panel/chat-panel';
+import { SIDEBAR_ID } from '../panel/agent-sidebar';
+import type { PanelLoader } from './panel-loader';
 
 export interface IPanelCommandsOptions {
   app: JupyterFrontEnd;
   service: AgentPanelService;
-  panel: ChatPanel;
+  /** Loads the panel's views (showing the panel loads them too). */
+  loader: PanelLoader;
   palette: ICommandPalette | null;
   trans: TranslationBundle;
 }
@@ -18,8 +20,8 @@ const NO_ARGS = { args: { type: 'object', properties: {} } } as const;
 
 /** Open the panel, start a conversation, focus the composer, test the connection. */
 export function addPanelCommands(options: IPanelCommandsOptions): void {
-  const { app, service, panel, palette, trans } = options;
-  const show = () => app.shell.activateById(panel.id);
+  const { app, service, loader, palette, trans } = options;
+  const show = () => app.shell.activateById(SIDEBAR_ID);
   app.commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Agent Panel'),
     caption: trans.__('Show the agent chat side panel'),
@@ -30,9 +32,11 @@ export function addPanelCommands(options: IPanelCommandsOptions): void {
   app.commands.addCommand(CommandIDs.newConversation, {
     label: trans.__('New Agent Conversation'),
     caption: trans.__('Start a new conversation thread with the agent'),
-    execute: () => {
-      service.model.newConversation();
+    execute: async () => {
       show();
+      // After the saved conversation is restored, or it would replace the new one.
+      await loader.load();
+      service.model.newConversation();
     },
     describedBy: NO_ARGS
   });
@@ -41,9 +45,9 @@ export function addPanelCommands(options: IPanelCommandsOptions): void {
     caption: trans.__(
       'Open the agent panel and put the cursor in its message box'
     ),
-    execute: () => {
+    execute: async () => {
       show();
-      panel.composer.focusInput();
+      (await loader.load()).composer.focusInput();
     },
     describedBy: NO_ARGS
   });
@@ -57,7 +61,7 @@ export function addPanelCommands(options: IPanelCommandsOptions): void {
 
 /** "Test Agent Connection": one notification with the result. */
 function addTestConnectionCommand(
-  { app, service, trans }: IPanelCommandsOptions,
+  { app, service, loader, trans }: IPanelCommandsOptions,
   show: () => void
 ): void {
   app.commands.addCommand(CommandIDs.testConnection, {
@@ -67,6 +71,8 @@ function addTestConnectionCommand(
     ),
     isEnabled: () => !service.testing,
     execute: async () => {
+      // The panel shows the test while it runs and its report after.
+      await loader.load();
       if (service.testing) {
         return; // a double click: the first test reports
       }

@@ -12,25 +12,20 @@ import {
   nullTranslator,
   type TranslationBundle
 } from '@jupyterlab/translation';
-import type { IDisposable } from '@lumino/disposable';
-// The side panel is added to the shell (and restored into the layout) during
-// activation, so its model, view and default transport are needed at once;
-// the settings parser is in the same chunk, pulled in by the service.
+// What JupyterLab's start needs: the service behind the token (the
+// conversation's model and the settings), the sidebar tab and the commands.
+// The views, transports and notebook code load when the panel is first
+// needed (`panel-loader.ts`, `panel-view.ts`).
 /* eslint-disable jupyter/prefer-lazy-imports */
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel } from '../model/conversation/chat-model';
-import { ChatPanel } from '../panel/chat-panel';
+import { AgentSidebar } from '../panel/agent-sidebar';
 import { describeProblems, parseSettings } from '../contracts/settings';
-import { httpTransportFactory } from '../transport/http';
-/* eslint-enable jupyter/prefer-lazy-imports */
-import { IAgentPanel } from '../tokens';
 import { addPanelCommands } from './panel-commands';
-
-/** Saves a part of the panel in the state database and restores it. */
-interface IPersistence extends IDisposable {
-  /** Restore, then save on change; resolves to what could not be restored. */
-  start(): Promise<string[]>;
-}
+/* eslint-enable jupyter/prefer-lazy-imports */
+import { errorMessage } from '../wire/json';
+import { IAgentPanel } from '../tokens';
+import { PanelLoader, setPanelLoader } from './panel-loader';
 
 export const PLUGIN_ID = 'jupyterlab-agent-panel:plugin';
 
@@ -67,66 +62,34 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
         }),
       trans
     });
-    service.registerTransport(
-      'http',
-      httpTransportFactory(serverSettings, trans)
-    );
-    const panel = new ChatPanel({
+    const settingsApplied = followSettings(
+      app,
+      settingRegistry,
       service,
-      rendermime,
-      trans,
-      commands: app.commands
-    });
-    app.shell.add(panel, 'right', { rank: 500 });
-    restorer?.add(panel, 'jupyterlab-agent-panel');
-    addPanelCommands({ app, service, panel, palette, trans });
-    if (state) {
-      restoreSaved(app, service, panel, state);
-    }
-    // Health is polled once the endpoint from the settings is known.
-    void followSettings(app, settingRegistry, service, trans).then(() =>
-      service.health.start()
+      trans
     );
+    const loader = new PanelLoader(async () => {
+      const { buildPanel } = await import('./panel-view');
+      return buildPanel(
+        { app, service, rendermime, state, settingsApplied, trans },
+        panel => sidebar.setContent(panel)
+      );
+    });
+    const sidebar = new AgentSidebar(trans, () => {
+      if (!loader.started) {
+        loader.load().catch(reason => {
+          console.error('Agent Panel: could not load the panel.', reason);
+          sidebar.showFailure(errorMessage(reason));
+        });
+      }
+    });
+    app.shell.add(sidebar, 'right', { rank: 500 });
+    restorer?.add(sidebar, 'jupyterlab-agent-panel');
+    setPanelLoader(service, loader);
+    addPanelCommands({ app, service, loader, palette, trans });
     return service;
   }
 };
-
-/**
- * The conversation (and a pending review) survives a page reload; so does
- * the message queue, saved apart (it waits for the user then).
- */
-function restoreSaved(
-  app: JupyterFrontEnd,
-  service: AgentPanelService,
-  panel: ChatPanel,
-  state: IStateDB
-): void {
-  const restore = (what: string, create: () => Promise<IPersistence>) =>
-    app.restored
-      .then(create)
-      .then(persistence => {
-        panel.disposed.connect(() => persistence.dispose());
-        return persistence.start();
-      })
-      .then(problems => {
-        for (const problem of problems) {
-          console.warn(`Agent Panel: ${problem}`);
-        }
-      })
-      .catch(reason => {
-        console.error(`Agent Panel: could not restore ${what}.`, reason);
-      });
-  void restore('the conversation', async () => {
-    const { ChatPersistence } =
-      await import('../model/persistence/persistence');
-    return new ChatPersistence(service.model, state);
-  });
-  void restore('the queue', async () => {
-    const { QueuePersistence } =
-      await import('../model/persistence/queue-persistence');
-    return new QueuePersistence(service.queue, state);
-  });
-}
 
 /**
  * Apply the settings once the application is restored, and each change

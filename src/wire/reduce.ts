@@ -21,9 +21,7 @@ import { reviewRowCount } from './decisions';
 import { readReviewRows } from './interrupts';
 import { isObject } from './json';
 import {
-  MAX_BLOCK_CHARS,
   MAX_DIAGNOSTICS,
-  PANEL_TRUNCATION_NOTE,
   STREAM_ENDED_UNEXPECTEDLY,
   type Decision,
   type DecisionVerb,
@@ -223,7 +221,7 @@ export class TurnReducer {
       sameSubagent(open.subagent, subagent) &&
       continuesTextBlock(open, node, messageId)
     ) {
-      if (this._grow(open, delta, changes)) {
+      if (this._grow(open, delta)) {
         open.messageId ??= messageId;
         changes.push({ type: 'updated', item: open });
       }
@@ -238,7 +236,7 @@ export class TurnReducer {
       ...tagged(subagent)
     };
     this._openText = block;
-    this._grow(block, delta, changes);
+    this._grow(block, delta);
     this._add(block, changes);
   }
 
@@ -252,7 +250,7 @@ export class TurnReducer {
     this._lastResultCard = null;
     const open = this._openReasoning;
     if (open && sameSubagent(open.subagent, subagent)) {
-      if (this._grow(open, delta, changes)) {
+      if (this._grow(open, delta)) {
         changes.push({ type: 'updated', item: open });
       }
       return;
@@ -265,36 +263,20 @@ export class TurnReducer {
       ...tagged(subagent)
     };
     this._openReasoning = block;
-    this._grow(block, delta, changes);
+    this._grow(block, delta);
     this._add(block, changes);
   }
 
   /**
-   * Append `delta` to `block` up to `MAX_BLOCK_CHARS`; past it the block
-   * ends with the panel's truncation note and later deltas are dropped, so
-   * one huge or endless message cannot exhaust memory. False when nothing
-   * was appended.
+   * Append `delta` to `block`. Every character is kept, however long the
+   * block grows (docs/protocol.md §4.9): the views decide how much of a
+   * very long text they render. False when nothing was appended.
    */
-  private _grow(
-    block: ITextBlock | IReasoningBlock,
-    delta: string,
-    changes: TurnChange[]
-  ): boolean {
-    if (this._cappedBlocks.has(block)) {
+  private _grow(block: ITextBlock | IReasoningBlock, delta: string): boolean {
+    if (delta.length === 0) {
       return false;
     }
-    const room = MAX_BLOCK_CHARS - block.text.length;
-    if (delta.length <= room) {
-      block.text += delta;
-      return true;
-    }
-    block.text += cutAt(delta, room) + PANEL_TRUNCATION_NOTE;
-    this._cappedBlocks.add(block);
-    changes.push(
-      ...this.diagnostic(
-        `a ${block.kind} block passed ${MAX_BLOCK_CHARS} characters; the rest of it was dropped`
-      )
-    );
+    block.text += delta;
     return true;
   }
 
@@ -511,7 +493,6 @@ export class TurnReducer {
   private _activitiesById = new Map<string, IActivity>();
   private _subagentsById = new Map<string, ISubagentRun>();
   private _reportedLateFrame = false;
-  private _cappedBlocks = new WeakSet<ITextBlock | IReasoningBlock>();
   private _droppedDiagnostics = 0;
 }
 
@@ -610,12 +591,6 @@ function updated(items: readonly TranscriptItem[]): TurnChange[] {
   return items.map(item => ({ type: 'updated', item }));
 }
 
-/** The first `length` UTF-16 units of `text`, never half a surrogate pair. */
-function cutAt(text: string, length: number): string {
-  const last = text.charCodeAt(length - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? length - 1 : length);
-}
-
 /** Items carry a `subagent` key only when a subagent produced them. */
 function tagged(subagent: ISubagentTag | undefined): {
   subagent?: ISubagentTag;
@@ -644,11 +619,7 @@ function continuesTextBlock(
 }
 
 function fillResult(card: IToolCard, result: IWireToolResult): void {
-  card.result =
-    typeof result.content === 'string' &&
-    result.content.length > MAX_BLOCK_CHARS
-      ? cutAt(result.content, MAX_BLOCK_CHARS) + PANEL_TRUNCATION_NOTE
-      : result.content;
+  card.result = result.content;
   card.status = toolStatusOf(result.tool_status);
   card.truncated =
     typeof result.content === 'string' &&

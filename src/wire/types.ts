@@ -222,15 +222,5 @@ export type TurnChange =
 /** The text the panel shows when a stream ends with no terminal frame. */
 export const STREAM_ENDED_UNEXPECTEDLY = 'stream ended unexpectedly';
 
-/**
- * The most characters the panel keeps of one text or reasoning block, or of
- * one tool result: past it the rest is dropped and `PANEL_TRUNCATION_NOTE`
- * ends the text, so a huge or endless message cannot exhaust memory.
- */
-export const MAX_BLOCK_CHARS = 1_000_000;
-
-export const PANEL_TRUNCATION_NOTE =
-  '\n\n…(truncated by the panel: the rest of this text was over its size limit and was not kept)';
-
 /** Stream notes kept per turn; later ones are only counted. */
 export const MAX_DIAGNOSTICS = 100;

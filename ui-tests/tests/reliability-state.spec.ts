@@ -61,6 +61,9 @@ test.describe('reload while a turn streams', () => {
 
     const restored = await openPanel(page);
     const turn = lastTurn(restored);
+    // The panel loads when it is shown, then restores the conversation and
+    // renders it (at the next frame): wait for the text before reading it.
+    await expect(turn.locator('.jp-AgentPanel-text')).toContainText(shown);
     const kept = (
       (await turn.locator('.jp-AgentPanel-text').textContent()) ?? ''
     ).trim();

@@ -14,6 +14,11 @@ export namespace NotebookCommandIDs {
   export const exportConversation = 'agent-panel:export-notebook';
 }
 
+/** The label of the export command (also shown before the commands load). */
+export function exportConversationLabel(trans: TranslationBundle): string {
+  return trans.__('Export Conversation to Notebook');
+}
+
 /** Inserts the agent's plan; registered by `plan.ts`, loaded later. */
 export const INSERT_PLAN_COMMAND = 'agent-panel:insert-plan';
 

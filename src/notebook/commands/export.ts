@@ -1,11 +1,15 @@
 import type { IDisposable } from '@lumino/disposable';
-import { type ICommandGroupOptions, NotebookCommandIDs } from './common';
+import {
+  exportConversationLabel,
+  type ICommandGroupOptions,
+  NotebookCommandIDs
+} from './common';
 
 /** The whole conversation as a new notebook. */
 export function addExportCommand(options: ICommandGroupOptions): IDisposable {
   const { commands, agentPanel, inserter, trans } = options;
   return commands.addCommand(NotebookCommandIDs.exportConversation, {
-    label: trans.__('Export Conversation to Notebook'),
+    label: exportConversationLabel(trans),
     caption: () =>
       agentPanel.model.entries.length === 0
         ? trans.__('The conversation is empty.')

@@ -30,7 +30,9 @@ export class ActionBar implements IDisposable {
     }
     this.node.hidden = this._buttons.size === 0;
     this._refresh();
-    _commands.commandChanged.connect(this._refresh, this);
+    if (this._buttons.size > 0) {
+      _commands.commandChanged.connect(this._onCommandChanged, this);
+    }
   }
 
   readonly node: HTMLDivElement;
@@ -44,7 +46,30 @@ export class ActionBar implements IDisposable {
       return;
     }
     this._isDisposed = true;
-    this._commands.commandChanged.disconnect(this._refresh, this);
+    this._commands.commandChanged.disconnect(this._onCommandChanged, this);
+    if (this._frame !== null) {
+      cancelAnimationFrame(this._frame);
+      this._frame = null;
+    }
+  }
+
+  /**
+   * Another command's change is none of this bar's business; changes of
+   * its own are applied once per animation frame, however many come.
+   */
+  private _onCommandChanged(
+    _: CommandRegistry,
+    change: CommandRegistry.ICommandChangedArgs
+  ): void {
+    if (change.id !== undefined && !this._buttons.has(change.id)) {
+      return;
+    }
+    if (this._frame === null) {
+      this._frame = requestAnimationFrame(() => {
+        this._frame = null;
+        this._refresh();
+      });
+    }
   }
 
   private _refresh(): void {
@@ -61,5 +86,6 @@ export class ActionBar implements IDisposable {
   }
 
   private _isDisposed = false;
+  private _frame: number | null = null;
   private readonly _buttons = new Map<string, HTMLButtonElement>();
 }

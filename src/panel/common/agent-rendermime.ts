@@ -70,13 +70,17 @@ class AgentOutputRendermime implements IRenderMimeRegistry {
     if (!factory) {
       throw new Error(`No factory for mime type: '${mimeType}'`);
     }
+    const typesetter = this.latexTypesetter;
     return factory.createRenderer({
       mimeType,
       sanitizer: this.sanitizer,
       resolver: this.resolver,
       linkHandler: this.linkHandler,
       trustHandler: this.trustHandler,
-      latexTypesetter: this.latexTypesetter,
+      latexTypesetter:
+        typesetter && mimeType === 'text/markdown'
+          ? new MathOnlyTypesetter(typesetter)
+          : typesetter,
       markdownParser: this.markdownParser,
       // Every RenderMimeRegistry has one; the interface does not name it.
       translator: (this._lab as Partial<RenderMimeRegistry>).translator
@@ -110,6 +114,111 @@ class AgentOutputRendermime implements IRenderMimeRegistry {
   setRank(mimeType: string, rank: number): void {
     this._lab.setRank(mimeType, rank);
   }
+}
+
+/** What starts math for the typesetter: `$`, `\(`, `\[`, `\begin{`. */
+const MATH_DELIMITER = /\$|\\\(|\\\[|\\begin\{/;
+
+/**
+ * Typesets only markdown that may hold math. The lab's typesetter (MathJax)
+ * is loaded on its first use, close to a megabyte: an answer without math
+ * must not pay for it, least of all the first answer after a page load.
+ * Code is never typeset, so delimiters in code do not count.
+ */
+export class MathOnlyTypesetter implements IRenderMime.ILatexTypesetter {
+  constructor(private readonly _typesetter: IRenderMime.ILatexTypesetter) {}
+
+  typeset(element: HTMLElement): void | Promise<void> {
+    if (mayHoldMath(element)) {
+      return this._typesetter.typeset(element);
+    }
+  }
+}
+
+function mayHoldMath(element: HTMLElement): boolean {
+  if (!MATH_DELIMITER.test(element.textContent ?? '')) {
+    return false;
+  }
+  const texts = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  for (let text = texts.nextNode(); text; text = texts.nextNode()) {
+    if (
+      MATH_DELIMITER.test((text as Text).data) &&
+      !text.parentElement?.closest('code, pre')
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Markdown with what answers hold most: emphasis, code, lists, a table, Python. */
+const WARM_UP_MARKDOWN = `## Warm-up
+
+Some **bold**, some *emphasis*, \`inline code\`, a [link](https://example.org/) and — naïve café.
+
+- a list item with \`code\`
+- another, **bold**
+
+1. first
+2. second
+
+> a quotation
+
+| a | b |
+| - | - |
+| 1 | 2 |
+
+\`\`\`python
+import math
+total = sum(math.sqrt(value) for value in range(10))
+print(f"{total:.2f}")
+\`\`\`
+`;
+
+/**
+ * Render a sample answer, detached (nothing is typeset), a few times at
+ * idle time: this loads what the lab's markdown parser loads on its first
+ * use (the parser and its extensions, the highlighting of Python, the
+ * language of most notebooks) and compiles the code of the parser, the
+ * sanitizer and the highlighter, so the first answer pays for neither.
+ */
+export async function warmUpRenderers(
+  rendermime: IRenderMimeRegistry,
+  times = 3
+): Promise<void> {
+  for (let time = 0; time < times; time++) {
+    const renderer = rendermime.createRenderer('text/markdown');
+    const rendered = await renderer
+      .renderModel(
+        rendermime.createModel({
+          data: { 'text/markdown': WARM_UP_MARKDOWN },
+          trusted: false
+        })
+      )
+      .then(
+        () => true,
+        reason => {
+          console.warn('Agent Panel: could not warm up the renderers.', reason);
+          return false;
+        }
+      );
+    renderer.dispose();
+    if (!rendered) {
+      return;
+    }
+    await idle();
+  }
+}
+
+/** Resolves when the page has nothing else to do (soon, where it cannot tell). */
+export function idle(): Promise<void> {
+  return new Promise(resolve => {
+    if (typeof requestIdleCallback === 'function') {
+      requestIdleCallback(() => resolve(), { timeout: 2000 });
+    } else {
+      setTimeout(resolve, 200);
+    }
+  });
 }
 
 /** Attributes whose URL the browser fetches (or submits to) by itself. */

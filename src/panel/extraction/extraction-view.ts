@@ -74,13 +74,35 @@ export class ExtractionView implements IItemView {
     this._table.hidden = table === null;
     // Without a table the JSON is the content: show it open.
     this._json.open = table === null;
-    void this._renderJson(card.data);
+    this._data = card.data;
+    this._jsonStale = true;
+    if (this._json.open) {
+      this._showJson();
+    } else {
+      // A card costs its table; the JSON viewer is built when it is opened.
+      this._json.addEventListener('toggle', this);
+    }
+  }
+
+  handleEvent(event: Event): void {
+    if (event.type === 'toggle' && this._json.open) {
+      this._showJson();
+    }
   }
 
   dispose(): void {
+    this._json.removeEventListener('toggle', this);
     this._actions.dispose();
     // Disposes the JSON renderer with it.
     this.widget.dispose();
+  }
+
+  private _showJson(): void {
+    this._json.removeEventListener('toggle', this);
+    if (this._jsonStale) {
+      this._jsonStale = false;
+      void this._renderJson(this._data);
+    }
   }
 
   private async _renderJson(data: unknown): Promise<void> {
@@ -114,4 +136,7 @@ export class ExtractionView implements IItemView {
   private readonly _json: HTMLDetailsElement;
   private readonly _actions: ActionBar;
   private _renderer: IRenderMime.IRenderer | null = null;
+  private _data: unknown = null;
+  /** The JSON viewer does not show the latest data (or is not built). */
+  private _jsonStale = false;
 }

@@ -1,5 +1,11 @@
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 import { PanelLayout, Widget } from '@lumino/widgets';
+import { CollapsedHead } from './collapsed-head';
+import { appendablePlainText } from './plain-append';
 import { linksAcrossBlocks, settledLength } from './markdown-blocks';
 
 /** Newly settled characters one frame renders (beyond: the next frame). */
@@ -12,7 +18,24 @@ export const SETTLED_CHARS_PER_FRAME = 8000;
  */
 export const MIN_SETTLED_CHARS = 2000;
 
+/**
+ * A text longer than this shows only its last `SHOWN_CHARS` (in whole
+ * blocks) until the reader asks for all of it: every character is kept in
+ * the model, but a page holding megabytes of rendered markdown stalls.
+ */
+export const COLLAPSE_AT_CHARS = 500_000;
+export const SHOWN_CHARS = 200_000;
+
 type Renderer = ReturnType<IRenderMimeRegistry['createRenderer']>;
+
+export interface IMarkdownViewOptions {
+  /** Settled characters worth a renderer of their own (`MIN_SETTLED_CHARS`). */
+  minSettledChars?: number;
+  /** When a text shows only its end (`COLLAPSE_AT_CHARS`, `SHOWN_CHARS`). */
+  collapseAtChars?: number;
+  shownChars?: number;
+  trans?: TranslationBundle;
+}
 
 /** What a text view adds to rendered blocks, and takes away again. */
 export interface IMarkdownViewHooks {
@@ -31,17 +54,33 @@ export interface IMarkdownViewHooks {
  * frame costs the tail, not the text.
  * Renderers are child widgets, so they know when they are attached
  * (rendermime typesets LaTeX only then).
+ *
+ * Two shortcuts keep streaming prose cheap: words appended to the last
+ * paragraph of the tail are appended to its text (`appendablePlainText`
+ * says when that shows what a render would; the tail is rendered again
+ * when the text is complete), and a text over `COLLAPSE_AT_CHARS` shows
+ * only its end, with "Show all" and "Copy all" for the rest.
  */
 export class MarkdownView extends Widget {
   constructor(
     private readonly _rendermime: IRenderMimeRegistry,
     className: string,
     private readonly _hooks: IMarkdownViewHooks = {},
-    private readonly _minSettledChars = MIN_SETTLED_CHARS
+    options: IMarkdownViewOptions = {}
   ) {
     super();
     this.addClass(className);
     this.layout = new PanelLayout();
+    this._minSettledChars = options.minSettledChars ?? MIN_SETTLED_CHARS;
+    this._collapseAtChars = options.collapseAtChars ?? COLLAPSE_AT_CHARS;
+    this._shownChars = options.shownChars ?? SHOWN_CHARS;
+    this._trans =
+      options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
+  }
+
+  /** How many characters at the start are not shown (0: all are). */
+  get hiddenLength(): number {
+    return this._hiddenLength;
   }
 
   /** The markdown source last given. */
@@ -54,19 +93,39 @@ export class MarkdownView extends Widget {
    * settled blocks hold is a new text, rendered from scratch.
    */
   setSource(text: string): void {
+    const previous = this._source;
     this._source = text;
+    if (this._appendToTail(previous, text)) {
+      return;
+    }
     this._schedule();
   }
 
   /**
    * The text is complete. Blocks rendered apart match the whole text except
-   * where link reference definitions join them: then it is rendered whole.
+   * where link reference definitions join them: then it is rendered whole
+   * (unless it is too long to show whole). A tail that took appended words
+   * is rendered once more, so what stays is exactly what rendermime makes.
    */
   finish(): void {
-    if (!this._whole && linksAcrossBlocks(this._source)) {
+    this._finished = true;
+    if (
+      !this._whole &&
+      this._source.length < this._collapseAtChars &&
+      linksAcrossBlocks(this._source)
+    ) {
       this._whole = true;
-      this._schedule();
+      this._renderNow();
+    } else if (this._tailAppended || this._frame !== null) {
+      this._renderNow();
     }
+  }
+
+  /** Render every block, from the first (after "Show all"). */
+  showAll(): void {
+    this._expanded = true;
+    this._discardAll();
+    this._schedule();
   }
 
   dispose(): void {
@@ -74,6 +133,7 @@ export class MarkdownView extends Widget {
       cancelAnimationFrame(this._frame);
       this._frame = null;
     }
+    this._head?.dispose();
     // The layout disposes the renderers.
     super.dispose();
   }
@@ -89,14 +149,32 @@ export class MarkdownView extends Widget {
     }
     this._frame = requestAnimationFrame(() => {
       this._frame = null;
-      this._rendering = true;
-      void this._render().finally(() => {
-        this._rendering = false;
-        if (this._stale) {
-          this._stale = false;
-          this._schedule();
-        }
-      });
+      this._startRender();
+    });
+  }
+
+  /**
+   * The text is complete: what waits for the next frame is rendered now,
+   * so the end of an answer shows as soon as it arrives.
+   */
+  private _renderNow(): void {
+    if (this._frame !== null) {
+      cancelAnimationFrame(this._frame);
+      this._frame = null;
+      this._startRender();
+    } else {
+      this._schedule();
+    }
+  }
+
+  private _startRender(): void {
+    this._rendering = true;
+    void this._render().finally(() => {
+      this._rendering = false;
+      if (this._stale) {
+        this._stale = false;
+        this._schedule();
+      }
     });
   }
 
@@ -115,6 +193,7 @@ export class MarkdownView extends Widget {
       await this._renderTail(source);
       return;
     }
+    this._skipToShownEnd(source);
     // A frame renders at most a budget of newly settled text, so a burst
     // of text is spread over frames instead of making one long task.
     const from = this._settledLength;
@@ -129,8 +208,9 @@ export class MarkdownView extends Widget {
       end = from;
     }
     if (end > from) {
-      await this._settle(source.slice(from, end));
+      await this._settle(source.slice(from, end), end);
       this._settledLength = end;
+      this._dropHiddenBlocks();
     }
     if (this.isDisposed) {
       return;
@@ -145,24 +225,120 @@ export class MarkdownView extends Widget {
     await this._renderTail(source.slice(end));
   }
 
-  /** Render newly settled text once, as the next block. */
-  private async _settle(block: string): Promise<void> {
+  /**
+   * A collapsed text whose unrendered part is longer than what it shows:
+   * start rendering at the last block boundary before the shown end.
+   */
+  private _skipToShownEnd(source: string): void {
+    if (this._expanded || source.length < this._collapseAtChars) {
+      return;
+    }
+    const from = this._settledLength;
+    const target = source.length - this._shownChars;
+    if (target <= from) {
+      return;
+    }
+    let boundary = settledLength(source.slice(0, target), from);
+    if (boundary <= from) {
+      // One block longer than what is shown (a huge paragraph or code
+      // block): show it from the start of a line.
+      boundary = source.lastIndexOf('\n', target - 1) + 1;
+    }
+    if (boundary <= from) {
+      return;
+    }
+    this._discardAll();
+    this._settledLength = boundary;
+    this._setHidden(boundary);
+  }
+
+  /** A collapsed text keeps at most `SHOWN_CHARS` rendered (plus a block). */
+  private _dropHiddenBlocks(): void {
+    if (this._expanded || this._source.length < this._collapseAtChars) {
+      return;
+    }
+    let dropped = 0;
+    while (
+      this._blocks.length - dropped > 1 &&
+      this._settledLength - this._blockEnds[dropped] >= this._shownChars
+    ) {
+      dropped += 1;
+    }
+    if (dropped === 0) {
+      return;
+    }
+    for (const renderer of this._blocks.splice(0, dropped)) {
+      this._hooks.discarded?.(renderer.node);
+      renderer.dispose();
+    }
+    this._setHidden(this._blockEnds.splice(0, dropped)[dropped - 1]);
+  }
+
+  private _setHidden(length: number): void {
+    this._hiddenLength = length;
+    if (!this._head) {
+      this._head = new CollapsedHead(this._trans, {
+        showAll: () => this.showAll(),
+        fullText: () => this._source
+      });
+      (this.layout as PanelLayout).insertWidget(0, this._head);
+    }
+    this._head.setHiddenCount(length, this._source.length);
+  }
+
+  /**
+   * Words appended to the tail's last paragraph, appended to its text
+   * instead of rendering the tail again. Returns whether that was done.
+   */
+  private _appendToTail(previous: string, text: string): boolean {
     const tail = this._tail;
-    if (tail && this._tailSource.trimEnd() === block.trimEnd()) {
+    if (
+      !tail ||
+      this._whole ||
+      this._frame !== null ||
+      this._rendering ||
+      this._tailSource.length === 0 ||
+      previous.length !== this._settledLength + this._tailSource.length ||
+      !extends_(text, previous)
+    ) {
+      return false;
+    }
+    const added = text.slice(previous.length);
+    const shown = appendablePlainText(tail.node, this._tailSource, added);
+    if (shown === null) {
+      return false;
+    }
+    shown.node.appendData(shown.text);
+    this._tailSource += added;
+    this._tailAppended = true;
+    return true;
+  }
+
+  /** Render newly settled text (ending at `end`) once, as the next block. */
+  private async _settle(block: string, end: number): Promise<void> {
+    const tail = this._tail;
+    if (
+      tail &&
+      !this._tailAppended &&
+      this._tailSource.trimEnd() === block.trimEnd()
+    ) {
       // The tail already shows exactly this block: it stays, settled.
       tail.node.append(joinMark());
       this._blocks.push(tail);
+      this._blockEnds.push(end);
       this._tail = null;
       this._tailSource = '';
       return;
     }
     const renderer = this._addRenderer();
     this._blocks.push(renderer);
+    this._blockEnds.push(end);
     await this._renderInto(renderer, block, this._blocks.length > 1, true);
   }
 
   private async _renderTail(text: string): Promise<void> {
-    if (this._tail && text === this._tailSource) {
+    const fresh = this._finished && this._tailAppended;
+    if (this._tail && text === this._tailSource && !fresh) {
       return;
     }
     if (this._tail) {
@@ -171,13 +347,17 @@ export class MarkdownView extends Widget {
       this._tail = this._addRenderer();
     }
     this._tailSource = text;
+    this._tailAppended = false;
     await this._renderInto(this._tail, text, this._blocks.length > 0, false);
   }
 
   /** A new renderer after the settled blocks, before the tail. */
   private _addRenderer(): Renderer {
     const renderer = this._rendermime.createRenderer('text/markdown');
-    (this.layout as PanelLayout).insertWidget(this._blocks.length, renderer);
+    (this.layout as PanelLayout).insertWidget(
+      (this._head ? 1 : 0) + this._blocks.length,
+      renderer
+    );
     return renderer;
   }
 
@@ -215,9 +395,14 @@ export class MarkdownView extends Widget {
       renderer.dispose();
     }
     this._blocks = [];
+    this._blockEnds = [];
     this._tail = null;
     this._tailSource = '';
+    this._tailAppended = false;
     this._settledLength = 0;
+    this._hiddenLength = 0;
+    this._head?.dispose();
+    this._head = null;
   }
 
   private _source = '';
@@ -227,13 +412,39 @@ export class MarkdownView extends Widget {
    */
   private _settledLength = 0;
   private _blocks: Renderer[] = [];
+  /** Where in the source each settled block ends. */
+  private _blockEnds: number[] = [];
   private _tail: Renderer | null = null;
   private _tailSource = '';
+  /** The tail's text took appended words since it was rendered. */
+  private _tailAppended = false;
+  private _hiddenLength = 0;
+  private _head: CollapsedHead | null = null;
+  private _expanded = false;
+  private _finished = false;
+  private readonly _minSettledChars: number;
+  private readonly _collapseAtChars: number;
+  private readonly _shownChars: number;
+  private readonly _trans: TranslationBundle;
   /** Render the source as one block (it links across blocks). */
   private _whole = false;
   private _frame: number | null = null;
   private _rendering = false;
   private _stale = false;
+}
+
+/**
+ * Whether `text` is `previous` with more appended. Streaming only appends
+ * (the reducer never rewrites a block), so the end of `previous` is checked,
+ * not all of it: comparing whole texts per delta would cost the text.
+ */
+function extends_(text: string, previous: string): boolean {
+  const end = previous.length;
+  return (
+    text.length > end &&
+    text.charCodeAt(end - 1) === previous.charCodeAt(end - 1) &&
+    text.slice(Math.max(0, end - 16), end) === previous.slice(-16)
+  );
 }
 
 function joinMark(): HTMLElement {

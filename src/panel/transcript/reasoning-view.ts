@@ -17,13 +17,24 @@ export class ReasoningView implements IItemView {
     summary.textContent = trans.__('Reasoning');
     this._body = document.createElement('div');
     this._body.className = 'jp-AgentPanel-reasoningText';
+    this._body.append(this._text);
     this._details.append(summary, this._body);
   }
 
   readonly widget: Widget;
 
+  /**
+   * The reducer only ever appends to a block's text, so only what is new
+   * is appended to the shown text: an update costs the delta, not the text.
+   */
   update(item: TranscriptItem): void {
-    this._body.textContent = (item as IReasoningBlock).text;
+    const text = (item as IReasoningBlock).text;
+    const shown = this._text.length;
+    if (text.length >= shown) {
+      this._text.appendData(text.slice(shown));
+    } else {
+      this._text.data = text;
+    }
   }
 
   superseded(): void {
@@ -48,5 +59,6 @@ export class ReasoningView implements IItemView {
 
   private readonly _details: HTMLDetailsElement;
   private readonly _body: HTMLDivElement;
+  private readonly _text = document.createTextNode('');
   private _collapsed = false;
 }

@@ -27,7 +27,8 @@ export class TextView implements IItemView {
       {
         rendered: node => this._decorateCodeBlocks(node),
         discarded: node => this._disposeCodeBars(node)
-      }
+      },
+      { trans: _context.trans }
     );
     this._messageActions = new ActionBar(
       _context.commands,
