@@ -1,9 +1,10 @@
-"""A real Jupyter server with the extension enabled, plus SSE helpers.
+"""A real Jupyter server with the extension enabled, plus SSE helpers, and a real kernel.
 
 Each test gets a fresh server (pytest-jupyter's ``jp_serverapp``), so the agent
 is loaded anew per test. A module picks its graph by overriding
 ``agent_panel_config`` (the ``AgentPanel`` config section); the default is empty,
-which serves the keyless demo tools agent.
+which serves the keyless demo tools agent. ``kernel`` is one ipykernel per
+module with the comm helper loaded.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from tornado.httpclient import HTTPClientError
 from traitlets.config import Config
 
 from helpers import RawResponse, parse_sse
+from kernel_comm_client import KernelUnderTest
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -151,3 +153,14 @@ def raw_post(jp_serverapp, http_server, jp_http_port, jp_base_url):
     yield post
     for response in opened:
         response.close()
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    """A kernel of the module's own, after ``%load_ext jupyterlab_agent_panel``."""
+    kernel = KernelUnderTest()
+    try:
+        assert kernel.execute("%load_ext jupyterlab_agent_panel").ok
+        yield kernel
+    finally:
+        kernel.shutdown()
