@@ -73,6 +73,12 @@ export const DEFAULT_SETTINGS: IPanelSettings = {
       name: 'Notebook kernel',
       transport: 'comm',
       url: ''
+    },
+    {
+      // The server's built-in keyless demo of the notebook tools.
+      ...DEFAULT_ENDPOINT,
+      name: 'Notebook demo (server)',
+      url: 'agent-panel/agents/notebook-demo/'
     }
   ],
   defaultEndpoint: DEFAULT_ENDPOINT.name,
