@@ -6,8 +6,9 @@ model reads the results the panel sends back and picks its next step from them.
 It understands two requests (matched on the first line of the message):
 
 * **"add a cell that prints hello"**: ``insert_cell`` with ``print('hello')``
-  at the end of the active notebook, then ``run_cell`` on the new cell, then an
-  answer quoting what the cell printed;
+  at the end of the active notebook (or of the one named: "... prints hello
+  in other.ipynb"), then ``run_cell`` on the new cell, then an answer quoting
+  what the cell printed;
 * **"fix the error in the active cell"**: ``get_active_cell``, ``read_cell``,
   and when the cell's output is a ``NameError`` for a misspelt built-in name
   (``prnt("hi")``), ``edit_cell`` with the name corrected; then an answer
@@ -36,7 +37,9 @@ from ..nbtools import notebook_tools
 from .scripted_model import ScriptedChatModel
 
 NAME = "Notebook Demo Agent"
-ADD_CELL = re.compile(r"\badd a cell that prints\s+(?P<text>.+)", re.IGNORECASE)
+ADD_CELL = re.compile(
+    r"\badd a cell that prints\s+(?P<text>.+?)(?:\s+(?:in|to)\s+(?P<path>\S+\.ipynb))?\s*$", re.IGNORECASE
+)
 FIX_ERROR = re.compile(r"\bfix\b.*\berror\b", re.IGNORECASE)
 UNDEFINED_NAME = re.compile(r"name '(?P<name>\w+)' is not defined")
 HELP = (
@@ -162,7 +165,8 @@ def script(messages: list[BaseMessage]) -> AIMessage:
     add = ADD_CELL.search(request)
     if add:
         text = add["text"].strip().strip("\"'`").rstrip(".!") or "hello"
-        first, step = _call("insert_cell", cell_type="code", source=f"print({text!r})"), add_cell_step
+        first = _call("insert_cell", path=add["path"], cell_type="code", source=f"print({text!r})")
+        step = add_cell_step
     elif FIX_ERROR.search(request):
         first, step = _call("get_active_cell"), fix_error_step
     else:

@@ -43,6 +43,11 @@ export interface IPanelSettings {
   maxToolResultChars: number;
   insertPosition: 'below-active' | 'end';
   sendKey: 'Enter' | 'Ctrl+Enter';
+  /**
+   * Whether the notebook tools that only read (list, read, active cell) wait
+   * for the user's review too, as the changing ones always do.
+   */
+  reviewNotebookReads: boolean;
   /** Which context goes with a message unless removed from it. */
   context: ContextDefaults;
 }
@@ -85,6 +90,7 @@ export const DEFAULT_SETTINGS: IPanelSettings = {
   maxToolResultChars: 2000,
   insertPosition: 'below-active',
   sendKey: 'Enter',
+  reviewNotebookReads: false,
   context: DEFAULT_CONTEXT_DEFAULTS
 };
 
@@ -222,6 +228,11 @@ export function parseSettings(
         'sendKey',
         SEND_KEYS,
         DEFAULT_SETTINGS.sendKey
+      ),
+      reviewNotebookReads: read.boolean(
+        raw.reviewNotebookReads,
+        'reviewNotebookReads',
+        DEFAULT_SETTINGS.reviewNotebookReads
       ),
       context: readContextDefaults(raw.context, problems, trans)
     },
@@ -550,6 +561,18 @@ class FieldReader {
         JSON.stringify(value),
         allowed.map(a => JSON.stringify(a)).join(', ')
       ),
+      JSON.stringify(fallback)
+    );
+    return fallback;
+  }
+
+  boolean(value: unknown, field: string, fallback: boolean): boolean {
+    if (value === undefined || typeof value === 'boolean') {
+      return value ?? fallback;
+    }
+    this._replaced(
+      field,
+      this.trans.__('%1 is not true or false', JSON.stringify(value)),
       JSON.stringify(fallback)
     );
     return fallback;

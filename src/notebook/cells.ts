@@ -25,9 +25,18 @@ export type Provenance = {
   /**
    * What the cell was made from: an extraction, an answer's code block or
    * text (`message`); in an export also a user message, a tool call, a
-   * review or a note (an error, a stop, the title).
+   * review or a note (an error, a stop, the title); `notebook_tool`: the
+   * agent created or changed the cell with a notebook tool.
    */
-  kind: 'extraction' | 'code' | 'message' | 'user' | 'tool' | 'review' | 'note';
+  kind:
+    | 'extraction'
+    | 'code'
+    | 'message'
+    | 'user'
+    | 'tool'
+    | 'review'
+    | 'note'
+    | 'notebook_tool';
   thread_id: string;
   /** ISO 8601 time of the insertion or export. */
   inserted_at: string;
@@ -37,6 +46,10 @@ export type Provenance = {
   variable?: string;
   /** The language of an inserted code block. */
   language?: string;
+  /** The model's id of the notebook tool call that made the change. */
+  tool_call_id?: string;
+  /** The user changed the agent's proposal before it applied. */
+  edited_by_user?: boolean;
 };
 
 /** An extraction card's payload. */

@@ -24,6 +24,7 @@ import { EndpointPicker } from './header/endpoint-picker';
 import { HealthIndicator } from './header/health-indicator';
 import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
+import { ChangeReviewsView } from './review/change-review-view';
 import { TranscriptView } from './transcript/transcript';
 import { WorkingIndicator } from './composer/working-indicator';
 
@@ -113,6 +114,7 @@ export class ChatPanel extends SidePanel {
       })
     );
     this.content.addWidget(transcriptArea);
+    this.content.addWidget(new ChangeReviewsView(service.changeReviews, trans));
     this.content.addWidget(new WorkingIndicator(model, trans));
     this.content.addWidget(new QueueView(service.queue, trans));
     this.content.addWidget(
