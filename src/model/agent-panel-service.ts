@@ -20,6 +20,7 @@ import type { IAgentPanel } from './agent-panel';
 import type { IConnectionProbe } from '../transport/probe';
 import type { IAgentTransport } from '../contracts/transport';
 import { errorMessage } from '../wire/json';
+import type { IActionRequest } from '../wire/types';
 import type {
   ChatEntry,
   ChatModel,
@@ -248,6 +249,11 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
 
   registerInterruptHandler(handler: IInterruptHandler): IDisposable {
     return this._interrupts.register(handler);
+  }
+
+  /** Whether a registered handler answers `action` in the user's place. */
+  answersInterrupt(action: IActionRequest): boolean {
+    return this._interrupts.handles(action);
   }
 
   addItemAction(action: IItemAction): IDisposable {

@@ -91,7 +91,8 @@ export class ChatPanel extends SidePanel {
       onDecisions: decisions => this._run(() => model.answer(decisions)),
       onResponse: (card, response) =>
         this._run(() => model.respond(card, response)),
-      onRetry: () => this._run(() => model.retry())
+      onRetry: () => this._run(() => model.retry()),
+      answeredByPlugin: action => service.answersInterrupt(action)
     });
     this._jump = this._jumpButton(this._transcript.scroller);
     const transcriptArea = new Panel();

@@ -62,8 +62,9 @@ async function cells(
     const panels = [...app.shell.widgets('main')].filter(
       (widget: any) => widget.content?.model?.sharedModel?.cells
     );
+    // Each test's files are in a folder of its own: `wanted` is the file name.
     const panel = wanted
-      ? panels.find((widget: any) => widget.context.path === wanted)
+      ? panels.find((widget: any) => widget.context.path.endsWith(`/${wanted}`))
       : app.shell.currentWidget;
     return panel.content.model.sharedModel.cells.map((cell: any) => ({
       source: cell.getSource(),
@@ -82,9 +83,36 @@ async function notebookWith(
   await page.notebook.createNew(name);
   await page.notebook.setCell(0, 'code', source);
   if (run) {
-    await page.notebook.runCell(0, { wait: true });
+    // Run without advancing: the cell stays the only one, and active.
+    await page.notebook.selectCells(0);
+    await page.evaluate(() =>
+      (window as any).jupyterapp.commands.execute('notebook:run-cell')
+    );
+    await expect
+      .poll(() =>
+        page.evaluate(
+          () =>
+            (window as any).jupyterapp.shell.currentWidget.content.model
+              .sharedModel.cells[0].execution_count
+        )
+      )
+      .toBe(1);
   }
   await page.notebook.save();
+}
+
+/** The path (relative to the Jupyter root) of the open notebook `name`. */
+async function pathOf(
+  page: IJupyterLabPageFixture,
+  name: string
+): Promise<string> {
+  return page.evaluate(
+    wanted =>
+      [...(window as any).galata.app.shell.widgets('main')]
+        .map((widget: any) => widget.context?.path ?? '')
+        .find((path: string) => path.endsWith(`/${wanted}`)),
+    name
+  );
 }
 
 /** "add a cell that prints hello", both reviews applied; the answer quotes the output. */
@@ -121,7 +149,9 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     await page.sidebar.setWidth(480, 'right');
     await send(panel, 'add a cell that prints hello');
     const insert = reviewOf(panel, 'insert_cell');
-    await expect(insert).toContainText('tools-insert.ipynb, new cell at index 1');
+    await expect(insert).toContainText(
+      `${await pathOf(page, 'tools-insert.ipynb')}, new cell at index 1`
+    );
     await expect(insert.locator('.jp-AgentPanel-diffLine')).toHaveText([
       "+print('hello')"
     ]);
@@ -280,9 +310,10 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     await notebookWith(page, 'tools-target.ipynb', 't = 1');
     await notebookWith(page, 'tools-active.ipynb', 'a = 1');
     const panel = await startFresh(page);
-    await send(panel, 'add a cell that prints hello in tools-target.ipynb');
+    const target = await pathOf(page, 'tools-target.ipynb');
+    await send(panel, `add a cell that prints hello in ${target}`);
     const insert = reviewOf(panel, 'insert_cell');
-    await expect(insert).toContainText('tools-target.ipynb, new cell at index 1');
+    await expect(insert).toContainText(`${target}, new cell at index 1`);
     await insert.locator('.jp-AgentPanel-changeApply').click();
     await reviewOf(panel, 'run_cell')
       .locator('.jp-AgentPanel-changeApply')
@@ -290,12 +321,12 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     await expect(await answer(panel)).toHaveText(
       'I added a cell and ran it. It printed: hello'
     );
-    expect((await cells(page, 'tools-target.ipynb')).map(c => c.source)).toEqual(
-      ['t = 1', "print('hello')"]
-    );
-    expect((await cells(page, 'tools-active.ipynb')).map(c => c.source)).toEqual(
-      ['a = 1']
-    );
+    expect(
+      (await cells(page, 'tools-target.ipynb')).map(c => c.source)
+    ).toEqual(['t = 1', "print('hello')"]);
+    expect(
+      (await cells(page, 'tools-active.ipynb')).map(c => c.source)
+    ).toEqual(['a = 1']);
   });
 
   test('a review pending at a reload is still answerable, once', async ({
@@ -317,9 +348,9 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     await expect(await answer(reopened)).toHaveText(
       'I added a cell and ran it. It printed: hello'
     );
-    expect((await cells(page, 'tools-reload.ipynb')).map(c => c.source)).toEqual(
-      ['x = 1', "print('hello')"]
-    );
+    expect(
+      (await cells(page, 'tools-reload.ipynb')).map(c => c.source)
+    ).toEqual(['x = 1', "print('hello')"]);
     await expect(reviewOf(reopened, 'insert_cell')).toHaveCount(0);
   });
 });
@@ -345,7 +376,7 @@ test.describe('over the kernel comm (the demo served in the kernel)', () => {
       'tools-comm.ipynb'
     );
     await addHelloAndApply(panel);
-    const inserted = (await cells(page))[1];
+    const [, inserted] = await cells(page);
     expect(inserted.source).toBe("print('hello')");
     expect(inserted.metadata.agent_panel.tool_name).toBe('insert_cell');
   });

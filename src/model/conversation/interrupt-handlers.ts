@@ -10,6 +10,7 @@ import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
 import type { IInterruptHandler } from '../../contracts/extension-points';
 import { errorMessage } from '../../wire/json';
+import type { IActionRequest } from '../../wire/types';
 import type { ChatModel, ChatStatus } from './chat-model';
 
 export class InterruptHandlers implements IDisposable {
@@ -27,6 +28,10 @@ export class InterruptHandlers implements IDisposable {
     return new DisposableDelegate(() => {
       this._handlers = this._handlers.filter(h => h !== handler);
     });
+  }
+
+  handles(action: IActionRequest): boolean {
+    return this._handlers.some(handler => handler.handles(action));
   }
 
   dispose(): void {

@@ -1,6 +1,6 @@
 /**
- * Cells and outputs as the notebook tools report them (docs/protocol.md
- * §12.5): sources and output texts capped with the cut said, binary data
+ * Cells and outputs as the notebook tools report them
+ * (docs/protocol.md §12.5): sources and output texts capped with the cut said, binary data
  * left out with its size, and each cell's fingerprint, which `edit_cell` and
  * `delete_cell` quote back so a cell changed since it was read is refused.
  *

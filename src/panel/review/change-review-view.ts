@@ -1,6 +1,6 @@
 /**
- * The reviews of notebook changes the agent proposes (docs/protocol.md
- * §12.3), above the message box: per change the notebook and cell, a line
+ * The reviews of notebook changes the agent proposes
+ * (docs/protocol.md §12.9), above the message box: per change the notebook and cell, a line
  * diff of the proposed source against the current one, and Apply, Edit
  * (change the proposed source, then apply) and Reject (with an optional
  * reason). Also which tools are always allowed in this conversation, each
