@@ -13,20 +13,14 @@ Usage: python ui-tests/notebook_agui_server.py --port 8767
 
 from __future__ import annotations
 
-import argparse
 import json
 from typing import Any, Iterator
 
-import uvicorn
 from ag_ui.core import EventType, RunAgentInput, RunFinishedEvent, RunStartedEvent
-from ag_ui.encoder import EventEncoder
-from fastapi import FastAPI, Request
-from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import StreamingResponse
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from jupyterlab_agent_panel.demo.notebook_agent import script
-from stateless_agui_server import Run, text_of
+from stateless_agui_server import Run, main, text_of
 
 
 def langchain_messages(run_input: RunAgentInput) -> list[BaseMessage]:
@@ -70,41 +64,5 @@ class NotebookRun(Run):
         yield RunFinishedEvent(type=EventType.RUN_FINISHED, thread_id=self.thread_id, run_id=self.run_id)
 
 
-def build_app() -> FastAPI:
-    app = FastAPI()
-    app.add_middleware(
-        CORSMiddleware,
-        allow_origin_regex=r"^https?://(localhost|127\.0\.0\.1)(:\d+)?$",
-        allow_methods=["*"],
-        allow_headers=["*"],
-    )
-    inputs: list[dict] = []
-
-    @app.post("/")
-    async def run(request: Request):
-        body = await request.json()
-        inputs.append(body)
-        run_input = RunAgentInput.model_validate(body)
-        encoder = EventEncoder(accept=request.headers.get("accept"))
-        return StreamingResponse(
-            (encoder.encode(event) for event in NotebookRun(run_input).events()),
-            media_type=encoder.get_content_type(),
-        )
-
-    @app.get("/_inputs")
-    async def received():
-        return inputs
-
-    return app
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
-    args = parser.parse_args()
-    uvicorn.run(build_app(), host=args.host, port=args.port, log_level="warning")
-
-
 if __name__ == "__main__":
-    main()
+    main(NotebookRun, __doc__)

@@ -6,7 +6,7 @@
  * results of client tools all have to come from the panel. The server is
  * started on 127.0.0.1 by this file and stopped by it.
  */
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
 
 import {
@@ -17,25 +17,20 @@ import {
 } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 import {
+  freePort,
   lastTurn,
   openPanel,
   PLUGIN_ID,
   send,
   startFresh,
+  waitForUrl,
   waitIdle
 } from './review-panel-helpers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const PYTHON = process.env.PYTHON ?? 'python';
 
-const PORT = Number(
-  execFileSync(PYTHON, [
-    '-c',
-    'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  ])
-    .toString()
-    .trim()
-);
+const PORT = freePort(PYTHON);
 const URL = `http://127.0.0.1:${PORT}/`;
 
 /** The arguments of the test tool `echo`. */
@@ -68,17 +63,7 @@ test.beforeAll(async () => {
     ],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] }
   );
-  for (let attempt = 0; attempt < 240; attempt++) {
-    try {
-      if ((await fetch(`${URL}_inputs`)).ok) {
-        return;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise(resolve => setTimeout(resolve, 250));
-  }
-  throw new Error(`${URL} did not come up`);
+  await waitForUrl(`${URL}_inputs`);
 });
 
 test.afterAll(() => {

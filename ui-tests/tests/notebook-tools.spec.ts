@@ -7,7 +7,7 @@
  * client tools). Every change is reviewed as a diff first
  * (docs/protocol.md §12).
  */
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import { ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
 
 import {
@@ -18,12 +18,14 @@ import {
 } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 import {
+  freePort,
   keepScreenshot,
   lastTurn,
   openPanel,
   PLUGIN_ID,
   send,
   startFresh,
+  waitForUrl,
   waitIdle
 } from './review-panel-helpers';
 
@@ -383,14 +385,7 @@ test.describe('over the kernel comm (the demo served in the kernel)', () => {
 });
 
 test.describe('over AG-UI (client tools)', () => {
-  const port = Number(
-    execFileSync(PYTHON, [
-      '-c',
-      'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-    ])
-      .toString()
-      .trim()
-  );
+  const port = freePort(PYTHON);
   const url = `http://127.0.0.1:${port}/`;
   let server: ChildProcess | null = null;
 
@@ -412,17 +407,7 @@ test.describe('over AG-UI (client tools)', () => {
       ],
       { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] }
     );
-    for (let attempt = 0; attempt < 240; attempt++) {
-      try {
-        if ((await fetch(`${url}_inputs`)).ok) {
-          return;
-        }
-      } catch {
-        // not listening yet
-      }
-      await new Promise(resolve => setTimeout(resolve, 250));
-    }
-    throw new Error(`${url} did not come up`);
+    await waitForUrl(`${url}_inputs`);
   });
 
   test.afterAll(() => {

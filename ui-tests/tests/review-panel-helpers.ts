@@ -4,6 +4,7 @@
  */
 import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator, TestInfo } from '@playwright/test';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -86,4 +87,31 @@ export async function widenPanel(page: IJupyterLabPageFixture): Promise<void> {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.sidebar.openTab('jp-agent-panel');
   await page.sidebar.setWidth(480, 'right');
+}
+
+/** A free loopback port, for a server a test file starts. */
+export function freePort(python = process.env.PYTHON ?? 'python'): number {
+  return Number(
+    execFileSync(python, [
+      '-c',
+      'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    ])
+      .toString()
+      .trim()
+  );
+}
+
+/** Wait until `url` answers 2xx (a server a test started is up). */
+export async function waitForUrl(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 240; attempt++) {
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise(resolve => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not come up`);
 }
