@@ -7,6 +7,7 @@
  * started on 127.0.0.1 by this file and stopped by it.
  */
 import { ChildProcess, spawn } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 
 import {
@@ -28,6 +29,15 @@ import {
 } from './review-panel-helpers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** The notebook tools as every AG-UI run offers them. */
+const NOTEBOOK_TOOLS: {
+  tools: { name: string; description: string; parameters: unknown }[];
+} = JSON.parse(
+  fs.readFileSync(
+    path.join(ROOT, 'src', 'contracts', 'notebook-tools.json'),
+    'utf-8'
+  )
+);
 const PYTHON = process.env.PYTHON ?? 'python';
 
 const PORT = freePort(PYTHON);
@@ -309,7 +319,14 @@ test('a client tool the agent calls runs here, and its result goes back in the f
     { text: 'hi' }
   ]);
   const [called, followUp] = await inputsOf(await lastThread());
+  // The panel's own client tools (the notebook tools, registered when the
+  // panel loads, docs/protocol.md §12.9) come first, then the plugin's.
   expect(called.tools).toEqual([
+    ...NOTEBOOK_TOOLS.tools.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters
+    })),
     {
       name: 'echo',
       description: 'Say the text back.',
