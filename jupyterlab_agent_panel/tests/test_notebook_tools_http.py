@@ -144,6 +144,19 @@ async def test_the_demo_adds_a_cell_runs_it_and_reports_its_output(converse):
     assert text_of(turns[-1]) == "I added a cell and ran it. It printed: hello"
 
 
+async def test_the_demo_adds_the_cell_to_the_notebook_named(converse):
+    nb = analysis_panel()
+
+    turns = await converse(DEMO, "add a cell that prints hello in other.ipynb", nb)
+
+    insert, run = nb.calls
+    assert insert["args"] == {"path": "other.ipynb", "source": "print('hello')", "cell_type": "code"}
+    assert run["args"]["path"] == "other.ipynb"
+    assert [c.source for c in nb.notebooks["other.ipynb"].cells] == ["x = 1", "print('hello')"]
+    assert len(nb.notebooks["analysis.ipynb"].cells) == 3
+    assert text_of(turns[-1]) == "I added a cell and ran it. It printed: hello"
+
+
 async def test_the_demo_runs_the_source_the_user_edited_in_review(converse):
     nb = analysis_panel()
 

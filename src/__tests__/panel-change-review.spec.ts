@@ -82,6 +82,9 @@ describe('ChangeReviewsView', () => {
         row => row.textContent
       )
     ).toEqual(['−prnt("hi")', '+print("hi")']);
+    expect(card()!.querySelector('.jp-AgentPanel-diffStats')!.textContent).toBe(
+      '1 line added, 1 line removed'
+    );
     click('.jp-AgentPanel-changeApply');
     expect(await outcome).toEqual<ReviewOutcome>({
       verdict: 'apply',

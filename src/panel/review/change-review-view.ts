@@ -229,10 +229,11 @@ class ChangeReviewCard {
     const { added, removed } = diffStats(lines);
     const stats = document.createElement('div');
     stats.className = 'jp-AgentPanel-diffStats';
-    stats.textContent = this._trans.__(
-      '%1 lines added, %2 removed',
-      added,
-      removed
+    const trans = this._trans;
+    stats.textContent = trans.__(
+      '%1, %2',
+      trans._n('%1 line added', '%1 lines added', added),
+      trans._n('%1 line removed', '%1 lines removed', removed)
     );
     this._diff.replaceChildren(stats, renderDiff(lines));
   }
