@@ -12,7 +12,7 @@ import type { JsonObject } from '../../wire/json';
 import { textInRange } from '../../wire/context';
 import { PROVENANCE_KEY, type Provenance } from '../cells';
 import type { ICellData } from './cell-summary';
-import { ToolFailure } from './tool-failure';
+import { noKernel, ToolFailure } from './tool-failure';
 
 /** How long a changed cell stays highlighted. */
 const HIGHLIGHT_MS = 2000;
@@ -137,12 +137,7 @@ export class LiveNotebook {
   ): Promise<'ok' | 'error' | 'timeout'> {
     const session = this.panel.sessionContext;
     if (!session.session?.kernel) {
-      throw new ToolFailure(
-        toolError(
-          'no_kernel',
-          `${this.path} has no running kernel: start one, then run the cell again.`
-        )
-      );
+      throw noKernel(this.path);
     }
     const widget = this.panel.content.widgets[index];
     if (!(widget instanceof CodeCell)) {

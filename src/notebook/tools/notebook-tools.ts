@@ -16,7 +16,7 @@ import {
   summariseCell
 } from './cell-summary';
 import type { LiveNotebook, LiveNotebooks } from './live-notebook';
-import { ToolFailure } from './tool-failure';
+import { noKernel, ToolFailure } from './tool-failure';
 
 /** A changing call, ready for review: what it would do, and how to do it. */
 export interface IPreparedChange {
@@ -304,6 +304,10 @@ export class NotebookTools {
           `Cell ${cellId} is a ${cell.cell_type} cell: only code cells run.`
         )
       );
+    }
+    if (!notebook.kernel()) {
+      // Said before the review: there is nothing to run the cell in.
+      throw noKernel(notebook.path);
     }
     const seconds = args.timeout_seconds as number;
     return {
