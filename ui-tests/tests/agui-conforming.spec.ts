@@ -6,7 +6,7 @@
  * results of client tools all have to come from the panel. The server is
  * started on 127.0.0.1 by this file and stopped by it.
  */
-import { ChildProcess, spawn } from 'child_process';
+import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -23,8 +23,8 @@ import {
   openPanel,
   PLUGIN_ID,
   send,
+  startAguiTestServer,
   startFresh,
-  waitForUrl,
   waitIdle
 } from './review-panel-helpers';
 
@@ -64,16 +64,7 @@ test.use({
 let server: ChildProcess | null = null;
 
 test.beforeAll(async () => {
-  server = spawn(
-    PYTHON,
-    [
-      path.join(ROOT, 'ui-tests', 'stateless_agui_server.py'),
-      '--port',
-      `${PORT}`
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] }
-  );
-  await waitForUrl(`${URL}_inputs`);
+  server = await startAguiTestServer('stateless_agui_server.py', PORT, PYTHON);
 });
 
 test.afterAll(() => {

@@ -7,8 +7,7 @@
  * client tools). Every change is reviewed as a diff first
  * (docs/protocol.md §12).
  */
-import { ChildProcess, spawn } from 'child_process';
-import * as path from 'path';
+import type { ChildProcess } from 'child_process';
 
 import {
   expect,
@@ -24,12 +23,11 @@ import {
   openPanel,
   PLUGIN_ID,
   send,
+  startAguiTestServer,
   startFresh,
-  waitForUrl,
   waitIdle
 } from './review-panel-helpers';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const PYTHON = process.env.PYTHON ?? 'python';
 const DEMO = 'Notebook demo';
 
@@ -398,16 +396,7 @@ test.describe('over AG-UI (client tools)', () => {
   });
 
   test.beforeAll(async () => {
-    server = spawn(
-      PYTHON,
-      [
-        path.join(ROOT, 'ui-tests', 'notebook_agui_server.py'),
-        '--port',
-        `${port}`
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] }
-    );
-    await waitForUrl(`${url}_inputs`);
+    server = await startAguiTestServer('notebook_agui_server.py', port, PYTHON);
   });
 
   test.afterAll(() => {

@@ -4,7 +4,7 @@
  */
 import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator, TestInfo } from '@playwright/test';
-import { execFileSync } from 'child_process';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -99,6 +99,25 @@ export function freePort(python = process.env.PYTHON ?? 'python'): number {
       .toString()
       .trim()
   );
+}
+
+/**
+ * Start one of the UI tests' AG-UI servers (`ui-tests/<script>`, which
+ * lists its inputs at `/_inputs`) on `port`; resolves once it answers.
+ */
+export async function startAguiTestServer(
+  script: string,
+  port: number,
+  python = process.env.PYTHON ?? 'python'
+): Promise<ChildProcess> {
+  const root = path.resolve(__dirname, '..', '..');
+  const server = spawn(
+    python,
+    [path.join(root, 'ui-tests', script), '--port', `${port}`],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }
+  );
+  await waitForUrl(`http://127.0.0.1:${port}/_inputs`);
+  return server;
 }
 
 /** Wait until `url` answers 2xx (a server a test started is up). */
