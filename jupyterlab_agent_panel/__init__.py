@@ -42,3 +42,10 @@ def serve(graph_or_spec=None, *, extractors=None, name=None, max_result_len=500)
     from .kernel import serve as _serve
 
     return _serve(graph_or_spec, extractors=extractors, name=name, max_result_len=max_result_len)
+
+
+def notebook_tools():
+    """The eight notebook tools, for the tools of a LangGraph graph (docs/protocol.md §12)."""
+    from .nbtools import notebook_tools as _notebook_tools
+
+    return _notebook_tools()

@@ -14,6 +14,9 @@ from .json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
 DEFAULT_AGENT = "default"
 AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 AGENT_ENTRY_KEYS = {"spec", "extractors"}
+# Served unless AgentPanel.agents gives the name another graph: the keyless
+# notebook tools demo, which the panel's default endpoints list.
+BUILTIN_AGENTS = {"notebook-demo": {"spec": "jupyterlab_agent_panel.demo.notebook_agent:graph", "extractors": []}}
 
 
 class AgentPanel(LoggingConfigurable):
@@ -51,7 +54,8 @@ class AgentPanel(LoggingConfigurable):
             "as the default one. Maps a name (letters, digits, '_', '.', '-'; at most "
             f"{MAX_NAME_CHARS} characters) to a spec "
             "string, or to {'spec': <spec>, 'extractors': [<spec>, ...]}. Invalid entries "
-            "are logged and left out."
+            "are logged and left out. The built-in 'notebook-demo' (the keyless notebook "
+            "tools demo) is served after these unless an entry takes its name."
         ),
     )
 
@@ -93,7 +97,9 @@ class AgentPanel(LoggingConfigurable):
 
         self.default = make_host(DEFAULT_AGENT, self.agent_spec or None, self.extractors)
         # Read once: agents configured after the server started are not served.
-        self.named = {name: make_host(name, e["spec"], e["extractors"]) for name, e in self.agents.items()}
+        builtin = {name: e for name, e in BUILTIN_AGENTS.items() if name not in self.agents}
+        agents = {**self.agents, **builtin}
+        self.named = {name: make_host(name, e["spec"], e["extractors"]) for name, e in agents.items()}
 
     def host(self, name: Optional[str] = None) -> Optional[AgentHost]:
         """The named agent's host (the default one for ``None``), or ``None`` if unknown."""

@@ -209,7 +209,8 @@ class Run:
         return "unknown"
 
 
-def build_app() -> FastAPI:
+def build_app(run_class: type[Run] = Run) -> FastAPI:
+    """The app whose runs are ``run_class``'s events (``Run``: this module's scripted answers)."""
     app = FastAPI()
     app.add_middleware(
         CORSMiddleware,
@@ -226,7 +227,7 @@ def build_app() -> FastAPI:
         run_input = RunAgentInput.model_validate(body)
         encoder = EventEncoder(accept=request.headers.get("accept"))
         return StreamingResponse(
-            (encoder.encode(event) for event in Run(run_input).events()),
+            (encoder.encode(event) for event in run_class(run_input).events()),
             media_type=encoder.get_content_type(),
         )
 
@@ -237,12 +238,12 @@ def build_app() -> FastAPI:
     return app
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(run_class: type[Run] = Run, description: str = __doc__) -> None:
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
-    uvicorn.run(build_app(), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(build_app(run_class), host=args.host, port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

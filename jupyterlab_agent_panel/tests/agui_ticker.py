@@ -1,12 +1,12 @@
 """Test graph for the websocket tests: streams "tick1 … tick30", a tenth of a second apart.
 
 Long enough for a second client to join mid-run, short enough to wait for. Uses
-the UI tests' scripted model (ui-tests/graphs on PYTHONPATH).
+the scripted model of the package's demos.
 """
 from langchain_core.messages import AIMessage
 from langgraph.graph import START, MessagesState, StateGraph
 
-from scripted_model import ScriptedChatModel
+from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
 
 TICKS = 30
 ANSWER = " ".join(f"tick{n}" for n in range(1, TICKS + 1))

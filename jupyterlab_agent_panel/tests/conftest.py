@@ -1,9 +1,10 @@
-"""A real Jupyter server with the extension enabled, plus SSE helpers.
+"""A real Jupyter server with the extension enabled, plus SSE helpers, and a real kernel.
 
 Each test gets a fresh server (pytest-jupyter's ``jp_serverapp``), so the agent
 is loaded anew per test. A module picks its graph by overriding
 ``agent_panel_config`` (the ``AgentPanel`` config section); the default is empty,
-which serves the keyless demo tools agent.
+which serves the keyless demo tools agent. ``kernel`` is one ipykernel per
+module with the comm helper loaded.
 """
 from __future__ import annotations
 
@@ -162,14 +163,20 @@ def raw_post(jp_serverapp, http_server, jp_http_port, jp_base_url):
 
 
 @pytest.fixture(scope="module")
-def panel():
-    """A real kernel serving the demo graph (``%load_ext``) and the panel's open comm; one per module."""
+def kernel():
+    """A kernel of the module's own, after ``%load_ext jupyterlab_agent_panel``."""
     kernel = KernelUnderTest()
     try:
         assert kernel.execute("%load_ext jupyterlab_agent_panel").ok
-        comm = PanelComm(kernel)
-        comm.open()
-        comm.wait(lambda d: d.get("type") == "hello")
-        yield comm
+        yield kernel
     finally:
         kernel.shutdown()
+
+
+@pytest.fixture(scope="module")
+def panel(kernel):
+    """The module's kernel serving the demo graph and the panel's open comm."""
+    comm = PanelComm(kernel)
+    comm.open()
+    comm.wait(lambda d: d.get("type") == "hello")
+    yield comm

@@ -5,7 +5,9 @@ The sources are read from ``fixtures/codegen/`` (``cases.json`` and the gzipped
 generates with the TypeScript codegen and fails on when they drift, so this test
 runs exactly the text the panel inserts. For every adversarial payload the
 variable the source binds must hold the original data (compared as canonical
-JSON), and running the source must bind that one name and print nothing.
+JSON), and running the source must bind that one name and display exactly the
+output the inserted cell shows before it runs (``output``, from
+``extractionOutput``): a run leaves the cell looking as it was inserted.
 """
 from __future__ import annotations
 
@@ -64,7 +66,7 @@ def execute(client, code: str, expressions: dict | None = None) -> tuple[dict, l
             continue
         kind = msg["msg_type"]
         if kind in ("stream", "display_data", "execute_result", "error"):
-            outputs.append(msg["content"])
+            outputs.append({"output_type": kind, **msg["content"]})
         if kind == "status" and msg["content"]["execution_state"] == "idle":
             break
     while True:
@@ -99,7 +101,10 @@ def test_the_source_binds_the_original_data(kernel, case):
     reply, outputs = execute(kernel, case["source"])
 
     assert reply["content"]["status"] == "ok", reply["content"]
-    assert outputs == []
+    assert [output["output_type"] for output in outputs] == ["display_data"], outputs
+    # As JupyterLab stores it: the transient part of the message is not kept.
+    [shown] = [{key: output[key] for key in ("output_type", "data", "metadata")} for output in outputs]
+    assert shown == case["output"]
     assert evaluate(kernel, DIGEST_OF.format(name=name)) == canonical_digest(case["data"])
     assert set(evaluate(kernel, PUBLIC_NAMES)) - set(before) <= {name, "json"}
     assert name in evaluate(kernel, PUBLIC_NAMES)

@@ -113,17 +113,7 @@ def test_target_missing_then_load_ext_then_unload():
         kernel.shutdown()
 
 
-# -- one kernel with the extension loaded, shared by the tests below -----------------
-
-
-@pytest.fixture(scope="module")
-def kernel():
-    kernel = KernelUnderTest()
-    try:
-        assert kernel.execute("%load_ext jupyterlab_agent_panel").ok
-        yield kernel
-    finally:
-        kernel.shutdown()
+# -- one kernel with the extension loaded (conftest.py), shared by the tests below ---
 
 
 @pytest.fixture

@@ -20,6 +20,16 @@ BROKEN_MESSAGE = (
 DEMO_SPEC = "langstage_core.demo.tools:graph"
 ANSWER_ONLY = f"{GRAPHS / 'extractors.py'}:AnswerOnlyExtractor"
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
+NOTEBOOK_DEMO_SPEC = "jupyterlab_agent_panel.demo.notebook_agent:graph"
+NOTEBOOK_DEMO_LISTING = {  # the built-in agent, after the configured ones
+    "name": "notebook-demo",
+    "url": "agent-panel/agents/notebook-demo/",
+    "spec": NOTEBOOK_DEMO_SPEC,
+    "ready": True,
+    "status": "healthy",
+    "message": "Agent ready: Notebook Demo Agent",
+    "agent_name": "Notebook Demo Agent",
+}
 
 
 async def get_json(jp_fetch, route: str) -> dict:
@@ -103,6 +113,7 @@ class TestNamedAgents:
                     "message": "Agent ready: Tool Demo Agent",
                     "agent_name": "Tool Demo Agent",
                 },
+                NOTEBOOK_DEMO_LISTING,
             ]
         }
 
@@ -244,8 +255,8 @@ def test_invalid_entries_are_logged_and_left_out(caplog):
     with caplog.at_level(logging.ERROR, logger=log.name):
         panel = AgentPanel(config=config, log=log)
 
-    assert list(panel.named) == ["echo"]
-    assert [host.name for host in panel.hosts] == ["default", "echo"]
+    assert list(panel.named) == ["echo", "notebook-demo"]
+    assert [host.name for host in panel.hosts] == ["default", "echo", "notebook-demo"]
     assert panel.host("bad name") is None
     assert [record.getMessage() for record in caplog.records] == [
         "AgentPanel.agents: left out agent 'bad name': a name may only contain letters, digits, '_', '.' and '-'",

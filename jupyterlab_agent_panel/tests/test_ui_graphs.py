@@ -32,7 +32,7 @@ async def test_every_ui_agent_loads(jp_fetch):
     listing = json.loads((await jp_fetch("agent-panel", "agents")).body)["agents"]
 
     named = [agent for agent in listing if agent["name"] != "default"]
-    assert [agent["name"] for agent in named] == UI_AGENTS
+    assert [agent["name"] for agent in named] == [*UI_AGENTS, "notebook-demo"]  # the built-in one last
     for agent in named:
         assert (agent["ready"], agent["url"]) == (True, f"agent-panel/agents/{agent['name']}/"), agent
 

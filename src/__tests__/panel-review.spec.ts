@@ -361,6 +361,40 @@ describe('review card', () => {
     ).toBe(true);
   });
 
+  it('offers no buttons for a review a plugin answers (a notebook change), until it is answered', () => {
+    const context = makeContext();
+    const view = new ReviewCardView(
+      context.trans,
+      context.onDecisions,
+      action => action.name === 'ask_user'
+    );
+    const card = interruptCard(ASK);
+    view.update(card);
+    view.settle('interrupted');
+    expect(view.widget.node.dataset.state).toBe('delegated');
+    expect(view.widget.node.textContent).toContain(
+      'Review the proposed notebook change below the conversation.'
+    );
+    expect(view.rows[0].state).toBe('waiting');
+    view.update({ ...card, answered: [{ type: 'approve' }] });
+    expect(view.widget.node.dataset.state).toBe('answered');
+    view.dispose();
+  });
+
+  it("is the user's to answer when the plugin takes only some rows", () => {
+    const context = makeContext();
+    const view = new ReviewCardView(
+      context.trans,
+      context.onDecisions,
+      () => false
+    );
+    view.update(interruptCard(ASK));
+    view.settle('interrupted');
+    expect(view.widget.node.dataset.state).toBe('open');
+    expect(view.rows[0].state).toBe('choosing');
+    view.dispose();
+  });
+
   it('cannot be answered when the turn failed after pausing', () => {
     const context = makeContext();
     const view = new ReviewCardView(context.trans, context.onDecisions);

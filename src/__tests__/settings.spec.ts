@@ -82,6 +82,7 @@ describe('parseSettings', () => {
       maxToolResultChars: 500,
       insertPosition: 'end',
       sendKey: 'Ctrl+Enter',
+      reviewNotebookReads: true,
       context: { selection: false }
     });
     expect(problems).toEqual([]);
@@ -103,6 +104,7 @@ describe('parseSettings', () => {
       maxToolResultChars: 500,
       insertPosition: 'end',
       sendKey: 'Ctrl+Enter',
+      reviewNotebookReads: true,
       context: { directory: true, document: true, selection: false }
     });
   });
@@ -290,7 +292,8 @@ describe('parseSettings', () => {
       'sendKey',
       'Shift+Enter',
       '"Shift+Enter" is not one of "Enter", "Ctrl+Enter"; using "Enter"'
-    ]
+    ],
+    ['reviewNotebookReads', 'yes', '"yes" is not true or false; using false']
   ])('replaces an invalid %s by its default', (field, value, message) => {
     const { settings, problems } = parseSettings({
       endpoints: [{ name: 'A', url: 'a/' }],

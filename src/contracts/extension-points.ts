@@ -1,7 +1,9 @@
 /**
  * What other plugins contribute to the panel: transports for an endpoint
- * kind and commands shown on transcript items.
+ * kind, commands shown on transcript items, and answers to reviews they
+ * recognise.
  */
+import type { Decision, IActionRequest } from '../wire/types';
 import type { IAgentTransport } from './transport';
 import type { IEndpointSettings } from './settings';
 
@@ -24,4 +26,19 @@ export interface IItemAction {
   target: 'extraction' | 'code' | 'message' | 'plan';
   /** Lower ranks come first. */
   rank?: number;
+}
+
+/**
+ * Answers the rows of a review it recognises in the panel's place, e.g. a
+ * notebook tool call (docs/protocol.md §12.3), which it runs (after its own
+ * review of the change) and answers with the result. A review with any row
+ * no handler takes is the user's to answer, row by row, as usual.
+ */
+export interface IInterruptHandler {
+  handles(action: IActionRequest): boolean;
+  /**
+   * The decision for `action`. `signal` aborts when the review is answered
+   * otherwise or the conversation moves on; the decision is then dropped.
+   */
+  decide(action: IActionRequest, signal: AbortSignal): Promise<Decision>;
 }

@@ -43,6 +43,11 @@ export interface IPanelSettings {
   maxToolResultChars: number;
   insertPosition: 'below-active' | 'end';
   sendKey: 'Enter' | 'Ctrl+Enter';
+  /**
+   * Whether the notebook tools that only read (list, read, active cell) wait
+   * for the user's review too, as the changing ones always do.
+   */
+  reviewNotebookReads: boolean;
   /** Which context goes with a message unless removed from it. */
   context: ContextDefaults;
 }
@@ -73,12 +78,19 @@ export const DEFAULT_SETTINGS: IPanelSettings = {
       name: 'Notebook kernel',
       transport: 'comm',
       url: ''
+    },
+    {
+      // The server's built-in keyless demo of the notebook tools.
+      ...DEFAULT_ENDPOINT,
+      name: 'Notebook demo (server)',
+      url: 'agent-panel/agents/notebook-demo/'
     }
   ],
   defaultEndpoint: DEFAULT_ENDPOINT.name,
   maxToolResultChars: 2000,
   insertPosition: 'below-active',
   sendKey: 'Enter',
+  reviewNotebookReads: false,
   context: DEFAULT_CONTEXT_DEFAULTS
 };
 
@@ -216,6 +228,11 @@ export function parseSettings(
         'sendKey',
         SEND_KEYS,
         DEFAULT_SETTINGS.sendKey
+      ),
+      reviewNotebookReads: read.boolean(
+        raw.reviewNotebookReads,
+        'reviewNotebookReads',
+        DEFAULT_SETTINGS.reviewNotebookReads
       ),
       context: readContextDefaults(raw.context, problems, trans)
     },
@@ -544,6 +561,18 @@ class FieldReader {
         JSON.stringify(value),
         allowed.map(a => JSON.stringify(a)).join(', ')
       ),
+      JSON.stringify(fallback)
+    );
+    return fallback;
+  }
+
+  boolean(value: unknown, field: string, fallback: boolean): boolean {
+    if (value === undefined || typeof value === 'boolean') {
+      return value ?? fallback;
+    }
+    this._replaced(
+      field,
+      this.trans.__('%1 is not true or false', JSON.stringify(value)),
       JSON.stringify(fallback)
     );
     return fallback;

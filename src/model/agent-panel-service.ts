@@ -12,6 +12,7 @@ import {
   TransportKind
 } from '../contracts/settings';
 import type {
+  IInterruptHandler,
   IItemAction,
   TransportFactory
 } from '../contracts/extension-points';
@@ -19,6 +20,7 @@ import type { IAgentPanel } from './agent-panel';
 import type { IConnectionProbe } from '../transport/probe';
 import type { IAgentTransport } from '../contracts/transport';
 import { errorMessage } from '../wire/json';
+import type { IActionRequest } from '../wire/types';
 import type {
   ChatEntry,
   ChatModel,
@@ -26,7 +28,9 @@ import type {
 } from './conversation/chat-model';
 import type { IConnectionReport } from './connection/connection-check';
 import type { IClientTool } from './conversation/client-tools';
+import { ChangeReviews } from './conversation/change-reviews';
 import { ComposerContext } from './conversation/composer-context';
+import { InterruptHandlers } from './conversation/interrupt-handlers';
 import { HealthMonitor } from './connection/health-monitor';
 import { MessageQueue } from './conversation/message-queue';
 import { PlanTracker } from './conversation/plan';
@@ -68,12 +72,19 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     model.entryAdded.connect(this._onEntryAdded, this);
     this.queue = new MessageQueue(model, this._trans);
     this.plan = new PlanTracker(model, this._trans);
+    this.changeReviews = new ChangeReviews(() => model.threadId);
+    model.cleared.connect(
+      this.changeReviews.conversationChanged,
+      this.changeReviews
+    );
+    this._interrupts = new InterruptHandlers(model);
   }
 
   /** Messages typed while the agent works, sent as turns complete. */
   readonly queue: MessageQueue;
   readonly plan: PlanTracker;
   readonly composerContext = new ComposerContext();
+  readonly changeReviews: ChangeReviews;
 
   get settings(): IPanelSettings {
     return this._settings;
@@ -236,6 +247,15 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     return this.model.clientTools.register(tool);
   }
 
+  registerInterruptHandler(handler: IInterruptHandler): IDisposable {
+    return this._interrupts.register(handler);
+  }
+
+  /** Whether a registered handler answers `action` in the user's place. */
+  answersInterrupt(action: IActionRequest): boolean {
+    return this._interrupts.handles(action);
+  }
+
   addItemAction(action: IItemAction): IDisposable {
     this._itemActions = [...this._itemActions, action].sort(
       (a, b) => (a.rank ?? 100) - (b.rank ?? 100)
@@ -255,6 +275,12 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this.model.entryAdded.disconnect(this._onEntryAdded, this);
     this.queue.dispose();
     this.plan.dispose();
+    this._interrupts.dispose();
+    this.model.cleared.disconnect(
+      this.changeReviews.conversationChanged,
+      this.changeReviews
+    );
+    this.changeReviews.dispose();
     this.composerContext.dispose();
     this._health.dispose();
     this.model.transport?.dispose();
@@ -357,6 +383,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   private _isDisposed = false;
   private _itemActions: IItemAction[] = [];
   private readonly _loadProbe: (() => Promise<IConnectionProbe>) | null;
+  private readonly _interrupts: InterruptHandlers;
   private readonly _trans: TranslationBundle;
   private readonly _health = new HealthMonitor();
   private readonly _factories = new Map<TransportKind, TransportFactory>();

@@ -2,10 +2,12 @@
 import type { IDisposable } from '@lumino/disposable';
 import type { ISignal } from '@lumino/signaling';
 import type {
+  IInterruptHandler,
   IItemAction,
   TransportFactory
 } from '../contracts/extension-points';
 import type { IPanelSettings, TransportKind } from '../contracts/settings';
+import type { IChangeReviews } from './conversation/change-reviews';
 import type { IConversation } from './conversation/chat-model';
 import type { IClientTool } from './conversation/client-tools';
 import type { IComposerContext } from './conversation/composer-context';
@@ -22,6 +24,8 @@ export interface IAgentPanel {
   readonly composerContext: IComposerContext;
   /** The agent's plan: the conversation's latest `todos` extraction. */
   readonly plan: IPlanTracker;
+  /** Notebook changes the agent proposes, waiting for the user's review. */
+  readonly changeReviews: IChangeReviews;
   /** Provide the transport for endpoints of `kind`. */
   registerTransport(
     kind: TransportKind,
@@ -36,4 +40,9 @@ export interface IAgentPanel {
    * tool of that name is registered already.
    */
   registerClientTool(tool: IClientTool): IDisposable;
+  /**
+   * Answer the reviews whose every row `handler` (or another) takes, in the
+   * panel's place; disposing the returned handle withdraws it.
+   */
+  registerInterruptHandler(handler: IInterruptHandler): IDisposable;
 }

@@ -5,7 +5,12 @@
  * Pure: no JupyterLab imports (types only).
  */
 import type * as nbformat from '@jupyterlab/nbformat';
-import { bindingSource, markdownCode, markdownFence } from './codegen';
+import {
+  bindingSource,
+  displayStatement,
+  markdownCode,
+  markdownFence
+} from './codegen';
 import { identifierFor, uniqueName } from './naming';
 import { extractionOutput } from './outputs';
 
@@ -20,9 +25,18 @@ export type Provenance = {
   /**
    * What the cell was made from: an extraction, an answer's code block or
    * text (`message`); in an export also a user message, a tool call, a
-   * review or a note (an error, a stop, the title).
+   * review or a note (an error, a stop, the title); `notebook_tool`: the
+   * agent created or changed the cell with a notebook tool.
    */
-  kind: 'extraction' | 'code' | 'message' | 'user' | 'tool' | 'review' | 'note';
+  kind:
+    | 'extraction'
+    | 'code'
+    | 'message'
+    | 'user'
+    | 'tool'
+    | 'review'
+    | 'note'
+    | 'notebook_tool';
   thread_id: string;
   /** ISO 8601 time of the insertion or export. */
   inserted_at: string;
@@ -32,6 +46,10 @@ export type Provenance = {
   variable?: string;
   /** The language of an inserted code block. */
   language?: string;
+  /** The model's id of the notebook tool call that made the change. */
+  tool_call_id?: string;
+  /** The user changed the agent's proposal before it applied. */
+  edited_by_user?: boolean;
 };
 
 /** An extraction card's payload. */
@@ -99,8 +117,9 @@ export function runsInKernel(
 
 /**
  * A cell for an extraction. In a Python notebook: a code cell that binds a
- * fresh variable (added to `taken`) and already shows the data; elsewhere a
- * Markdown cell with the data as a JSON block.
+ * fresh variable (added to `taken`) and displays the data, already showing
+ * the output it displays when run; elsewhere a Markdown cell with the data
+ * as a JSON block.
  */
 export function extractionCell(
   extraction: IExtraction,
@@ -128,19 +147,20 @@ export function extractionCell(
   const variable = uniqueName(identifierFor(extractedType), taken);
   taken.add(variable);
   const options = { name: variable, data, toolName, extractedType };
+  const output = extractionOutput(options);
   return {
     cell: {
       cell_type: 'code',
-      source: bindingSource(options),
-      // Trusted like any cell the user creates: its HTML is generated here
-      // with every value escaped, and an untrusted cell would stop Jupyter
-      // signing the notebook, so every rich output in it would come back
-      // untrusted when the notebook is reopened.
+      source: `${bindingSource(options)}\n${displayStatement(output, variable, data)}`,
+      // Trusted like any cell the user creates: its output is generated here
+      // (JSON and text), and an untrusted cell would stop Jupyter signing
+      // the notebook, so every rich output in it would come back untrusted
+      // when the notebook is reopened.
       metadata: {
         trusted: true,
         [PROVENANCE_KEY]: { ...provenance, variable }
       },
-      outputs: [extractionOutput(options)],
+      outputs: [output],
       execution_count: null
     },
     variable

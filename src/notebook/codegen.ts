@@ -1,9 +1,11 @@
 /**
  * Text that carries agent data into a notebook without ever running it as
- * code: a Python binding that decodes a JSON literal, and Markdown fences.
+ * code: a Python binding that decodes a JSON literal, the statement that
+ * displays it, and Markdown fences.
  *
- * Pure: no JupyterLab imports.
+ * Pure: no JupyterLab imports (types only).
  */
+import type * as nbformat from '@jupyterlab/nbformat';
 
 /** Compact JSON up to this size is pretty-printed over several lines. */
 const PRETTY_LIMIT = 2000;
@@ -70,6 +72,85 @@ export function bindingSource({
     '',
     `${name} = json.loads(r'''${literal}''')`
   ].join('\n');
+}
+
+/**
+ * The statement that ends an extraction cell: it displays `output` (the
+ * output the inserted cell shows) exactly as it is, so running the cell
+ * shows what it showed before, e.g.
+ *
+ * ```python
+ * display({"text/plain": "demo_fact: dict with 2 keys: query, answer (…)", "application/json": demo_fact}, raw=True, metadata={"application/json": {"root": "demo_fact"}})
+ * ```
+ *
+ * A value that is `data` itself is the variable `name`; any other value is
+ * written out: a string as a Python literal, anything else (the copy of the
+ * data with lone surrogates replaced, see `wellFormed`) as a JSON literal.
+ * One line, printable ASCII. `display` is a built-in of IPython kernels.
+ */
+export function displayStatement(
+  output: nbformat.IDisplayData,
+  name: string,
+  data: unknown
+): string {
+  const value = (item: unknown): string =>
+    item === data
+      ? name
+      : typeof item === 'string'
+        ? pythonString(item)
+        : `json.loads(r'''${asciiJson(item)}''')`;
+  const bundle = Object.entries(output.data)
+    .map(([mime, item]) => `${pythonString(mime)}: ${value(item)}`)
+    .join(', ');
+  const metadata = Object.keys(output.metadata ?? {}).length
+    ? `, metadata=${pythonLiteral(output.metadata)}`
+    : '';
+  return `display({${bundle}}, raw=True${metadata})`;
+}
+
+/** A small JSON value (output metadata) as a Python literal. */
+function pythonLiteral(value: unknown): string {
+  if (typeof value === 'string') {
+    return pythonString(value);
+  }
+  if (Array.isArray(value)) {
+    return `[${value.map(pythonLiteral).join(', ')}]`;
+  }
+  if (typeof value === 'object' && value !== null) {
+    const items = Object.entries(value).map(
+      ([key, item]) => `${pythonString(key)}: ${pythonLiteral(item)}`
+    );
+    return `{${items.join(', ')}}`;
+  }
+  if (typeof value === 'boolean') {
+    return value ? 'True' : 'False';
+  }
+  return value === null || value === undefined ? 'None' : JSON.stringify(value);
+}
+
+/**
+ * A Python string literal for `text`, made of printable ASCII: `\xXX`,
+ * `\uXXXX` or `\UXXXXXXXX` escapes by code point (unlike JSON, Python reads
+ * an escaped surrogate pair as two characters, so astral characters need
+ * `\U`).
+ */
+export function pythonString(text: string): string {
+  let literal = '"';
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    if (char === '"' || char === '\\') {
+      literal += `\\${char}`;
+    } else if (code >= 0x20 && code < 0x7f) {
+      literal += char;
+    } else if (code <= 0xff) {
+      literal += `\\x${code.toString(16).padStart(2, '0')}`;
+    } else if (code <= 0xffff) {
+      literal += `\\u${code.toString(16).padStart(4, '0')}`;
+    } else {
+      literal += `\\U${code.toString(16).padStart(8, '0')}`;
+    }
+  }
+  return `${literal}"`;
 }
 
 /** A short quoted name that cannot leave its comment line. */

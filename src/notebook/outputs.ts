@@ -1,7 +1,7 @@
 /**
- * What an inserted extraction shows before anyone runs it: a `display_data`
- * output with the data, a one-line summary and, for tabular data, an HTML
- * table.
+ * What an inserted extraction shows: a `display_data` output with the data
+ * and a one-line summary. The cell's source displays the same output again
+ * when it runs (`displayStatement` in `codegen.ts`), so it never changes.
  *
  * Pure: no JupyterLab imports (types only).
  */
@@ -9,11 +9,11 @@ import type * as nbformat from '@jupyterlab/nbformat';
 import type { PartialJSONObject } from '@lumino/coreutils';
 import { isObject, type JsonObject } from '../wire/json';
 
-/** Rows and columns shown in the HTML preview; the JSON holds everything. */
-export const TABLE_MAX_ROWS = 50;
-export const TABLE_MAX_COLUMNS = 20;
 const CELL_MAX_CHARS = 200;
 const SUMMARY_MAX_KEYS = 5;
+/** A UTF-16 surrogate without its other half. */
+const LONE_SURROGATE =
+  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 export interface IExtractionOutputOptions {
   /** The variable the cell binds, shown as the JSON viewer's root. */
@@ -25,12 +25,14 @@ export interface IExtractionOutputOptions {
 
 /**
  * The output bundle of an inserted extraction:
- * - `application/json`: the data, for objects and arrays. JupyterLab's JSON
- *   viewer ranks above HTML, so JupyterLab shows this collapsible tree. It
- *   renders a falsy top-level value as `{}`, so a scalar is left to the text;
- * - `text/html`: a table for a list of records or a flat object (shown by
- *   HTML-first viewers: nbconvert, nbviewer, GitHub);
+ * - `application/json`: the data, for objects and arrays (JupyterLab shows a
+ *   collapsible tree). The viewer renders a falsy top-level value as `{}`, so
+ *   a scalar is left to the text;
  * - `text/plain`: the summary, with a scalar's value.
+ *
+ * Every text in it is well-formed: a kernel sends its outputs as UTF-8,
+ * which has no lone surrogate, so the output shows U+FFFD for one (the
+ * variable still holds the exact data).
  */
 export function extractionOutput({
   name,
@@ -39,18 +41,42 @@ export function extractionOutput({
   extractedType
 }: IExtractionOutputOptions): nbformat.IDisplayData {
   const bundle: nbformat.IMimeBundle = {
-    'text/plain': `${name}: ${describe(data)} (${truncate(extractedType, 80)} from the tool ${truncate(toolName, 80)})`
+    'text/plain': wellFormed(
+      `${name}: ${describe(data)} (${truncate(extractedType, 80)} from the tool ${truncate(toolName, 80)})`
+    ) as string
   };
   const metadata: nbformat.OutputMetadata = {};
   if (isContainer(data)) {
-    bundle['application/json'] = data as PartialJSONObject;
+    bundle['application/json'] = wellFormed(data) as PartialJSONObject;
     metadata['application/json'] = { root: name };
   }
-  const table = htmlTable(data);
-  if (table !== null) {
-    bundle['text/html'] = table;
-  }
   return { output_type: 'display_data', data: bundle, metadata };
+}
+
+/**
+ * `value` with every lone surrogate in its strings (keys included) replaced
+ * by U+FFFD; `value` itself, not a copy, when it has none.
+ */
+export function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') {
+    return value.replace(LONE_SURROGATE, '\ufffd');
+  }
+  if (Array.isArray(value)) {
+    const items = value.map(wellFormed);
+    return items.every((item, i) => item === value[i]) ? value : items;
+  }
+  if (isObject(value)) {
+    const entries = Object.entries(value).map(
+      ([key, item]) => [wellFormed(key), wellFormed(item)] as const
+    );
+    const same = entries.every(
+      ([key, item]) =>
+        Object.prototype.hasOwnProperty.call(value, key as string) &&
+        value[key as string] === item
+    );
+    return same ? value : Object.fromEntries(entries);
+  }
+  return value;
 }
 
 /** A short description of a value in Python's terms, e.g. `list of 3 records with keys a, b`. */
@@ -79,53 +105,6 @@ export function describe(data: unknown): string {
   return 'None';
 }
 
-/**
- * An HTML table for a non-empty list of records (one row per record) or a
- * non-empty flat object (one row per key), else null. Every key and value is
- * HTML-escaped; nothing from the data lands in a tag or an attribute.
- */
-export function htmlTable(data: unknown): string | null {
-  if (Array.isArray(data) && data.length > 0 && isRecordList(data)) {
-    const columns = columnsOf(data);
-    const shown = columns.slice(0, TABLE_MAX_COLUMNS);
-    const head = shown.map(key => `<th>${escapeHtml(key)}</th>`).join('');
-    const rows = data
-      .slice(0, TABLE_MAX_ROWS)
-      .map(
-        record =>
-          `<tr>${shown
-            .map(
-              key => `<td>${key in record ? cellText(record[key]) : ''}</td>`
-            )
-            .join('')}</tr>`
-      );
-    return table(`<thead><tr>${head}</tr></thead>`, rows, [
-      shownOf(data.length, TABLE_MAX_ROWS, 'row'),
-      shownOf(columns.length, TABLE_MAX_COLUMNS, 'column')
-    ]);
-  }
-  if (isObject(data) && isFlat(data)) {
-    const entries = Object.entries(data);
-    const rows = entries
-      .slice(0, TABLE_MAX_ROWS)
-      .map(
-        ([key, value]) =>
-          `<tr><th>${escapeHtml(key)}</th><td>${cellText(value)}</td></tr>`
-      );
-    return table('', rows, [shownOf(entries.length, TABLE_MAX_ROWS, 'key')]);
-  }
-  return null;
-}
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
 /** `text` cut to `max` UTF-16 units, never inside a surrogate pair. */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) {
@@ -136,25 +115,6 @@ export function truncate(text: string, max: number): string {
     cut--;
   }
   return `${text.slice(0, cut)}…`;
-}
-
-function table(head: string, rows: string[], notes: string[]): string {
-  const note = notes.filter(Boolean).join(' ');
-  return (
-    `<table>${head}<tbody>${rows.join('')}</tbody></table>` +
-    (note ? `<p>${note}</p>` : '')
-  );
-}
-
-/** `Showing 50 of 1000 rows.` when some are left out, else nothing. */
-function shownOf(total: number, max: number, noun: string): string {
-  return total > max ? `Showing ${max} of ${count(total, noun)}.` : '';
-}
-
-function cellText(value: unknown): string {
-  const text =
-    typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
-  return escapeHtml(truncate(text, CELL_MAX_CHARS));
 }
 
 function columnsOf(records: readonly JsonObject[]): string[] {
@@ -183,10 +143,4 @@ function isContainer(value: unknown): boolean {
 
 function isRecordList(values: readonly unknown[]): values is JsonObject[] {
   return values.length > 0 && values.every(isObject);
-}
-
-/** Every value is a scalar: a key/value table shows it all. */
-function isFlat(value: JsonObject): boolean {
-  const values = Object.values(value);
-  return values.length > 0 && values.every(v => !isContainer(v));
 }

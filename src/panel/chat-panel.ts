@@ -24,6 +24,7 @@ import { EndpointPicker } from './header/endpoint-picker';
 import { HealthIndicator } from './header/health-indicator';
 import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
+import { ChangeReviewsView } from './review/change-review-view';
 import { TranscriptView } from './transcript/transcript';
 import { WorkingIndicator } from './composer/working-indicator';
 
@@ -90,7 +91,8 @@ export class ChatPanel extends SidePanel {
       onDecisions: decisions => this._run(() => model.answer(decisions)),
       onResponse: (card, response) =>
         this._run(() => model.respond(card, response)),
-      onRetry: () => this._run(() => model.retry())
+      onRetry: () => this._run(() => model.retry()),
+      answeredByPlugin: action => service.answersInterrupt(action)
     });
     this._jump = this._jumpButton(this._transcript.scroller);
     const transcriptArea = new Panel();
@@ -113,6 +115,7 @@ export class ChatPanel extends SidePanel {
       })
     );
     this.content.addWidget(transcriptArea);
+    this.content.addWidget(new ChangeReviewsView(service.changeReviews, trans));
     this.content.addWidget(new WorkingIndicator(model, trans));
     this.content.addWidget(new QueueView(service.queue, trans));
     this.content.addWidget(

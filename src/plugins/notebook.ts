@@ -113,6 +113,13 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
       addNotebookCommands(commandOptions);
       addPlanCommand(commandOptions);
     });
+    // Before the panel restores a conversation, so a notebook tool review
+    // pending at a reload is taken up again (docs/protocol.md §12.3).
+    whenPanelLoads(agentPanel, 'the notebook tools', async () => {
+      const { registerNotebookTools } = await import('../notebook/tools');
+      // Offered as long as the application lives, like the commands.
+      registerNotebookTools(agentPanel, tracker);
+    });
 
     agentPanel.addItemAction({
       command: NotebookCommandIDs.insertExtraction,

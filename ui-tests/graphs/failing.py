@@ -7,7 +7,7 @@ ends on an ``error`` frame after some text.
 from langchain_core.messages import AIMessage
 from langgraph.graph import START, MessagesState, StateGraph
 
-from scripted_model import ScriptedChatModel
+from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
 
 PARTIAL_ANSWER = "Partial answer before the failure"
 

@@ -15,7 +15,7 @@ from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from scripted_model import ScriptedChatModel
+from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
 
 
 @tool

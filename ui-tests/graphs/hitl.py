@@ -18,7 +18,7 @@ from langchain.agents.middleware import HumanInTheLoopMiddleware
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import tool
 
-from scripted_model import ScriptedChatModel
+from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
 
 TOOL_CALLS = [
     {"name": "write_file", "args": {"path": "notes.md", "content": "Draft notes"}, "id": "call_write_file"},

@@ -7,7 +7,7 @@ link. (Not named ``markdown.py``: the spec loader puts this folder first on
 from langchain_core.messages import AIMessage
 from langgraph.graph import START, MessagesState, StateGraph
 
-from scripted_model import ScriptedChatModel
+from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
 
 ANSWER = """## Rendering check
 

@@ -9,7 +9,7 @@ import re
 from langchain_core.messages import AIMessage
 from langgraph.graph import START, MessagesState, StateGraph
 
-from scripted_model import ScriptedChatModel
+from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
 
 SECONDS_PER_TOKEN = 0.5
 TICKS = 120

@@ -13,7 +13,7 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 from typing_extensions import TypedDict
 
-from scripted_model import ScriptedChatModel
+from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
 
 FIRST_TODOS = [
     {"content": "Read the notebook", "status": "in_progress"},

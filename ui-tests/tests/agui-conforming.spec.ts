@@ -6,7 +6,8 @@
  * results of client tools all have to come from the panel. The server is
  * started on 127.0.0.1 by this file and stopped by it.
  */
-import { ChildProcess, execFileSync, spawn } from 'child_process';
+import type { ChildProcess } from 'child_process';
+import * as fs from 'fs';
 import * as path from 'path';
 
 import {
@@ -17,25 +18,29 @@ import {
 } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 import {
+  freePort,
   lastTurn,
   openPanel,
   PLUGIN_ID,
   send,
+  startAguiTestServer,
   startFresh,
   waitIdle
 } from './review-panel-helpers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** The notebook tools as every AG-UI run offers them. */
+const NOTEBOOK_TOOLS: {
+  tools: { name: string; description: string; parameters: unknown }[];
+} = JSON.parse(
+  fs.readFileSync(
+    path.join(ROOT, 'src', 'contracts', 'notebook-tools.json'),
+    'utf-8'
+  )
+);
 const PYTHON = process.env.PYTHON ?? 'python';
 
-const PORT = Number(
-  execFileSync(PYTHON, [
-    '-c',
-    'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  ])
-    .toString()
-    .trim()
-);
+const PORT = freePort(PYTHON);
 const URL = `http://127.0.0.1:${PORT}/`;
 
 /** The arguments of the test tool `echo`. */
@@ -59,26 +64,7 @@ test.use({
 let server: ChildProcess | null = null;
 
 test.beforeAll(async () => {
-  server = spawn(
-    PYTHON,
-    [
-      path.join(ROOT, 'ui-tests', 'stateless_agui_server.py'),
-      '--port',
-      `${PORT}`
-    ],
-    { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] }
-  );
-  for (let attempt = 0; attempt < 240; attempt++) {
-    try {
-      if ((await fetch(`${URL}_inputs`)).ok) {
-        return;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise(resolve => setTimeout(resolve, 250));
-  }
-  throw new Error(`${URL} did not come up`);
+  server = await startAguiTestServer('stateless_agui_server.py', PORT, PYTHON);
 });
 
 test.afterAll(() => {
@@ -324,7 +310,14 @@ test('a client tool the agent calls runs here, and its result goes back in the f
     { text: 'hi' }
   ]);
   const [called, followUp] = await inputsOf(await lastThread());
+  // The panel's own client tools (the notebook tools, registered when the
+  // panel loads, docs/protocol.md §12.9) come first, then the plugin's.
   expect(called.tools).toEqual([
+    ...NOTEBOOK_TOOLS.tools.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters
+    })),
     {
       name: 'echo',
       description: 'Say the text back.',

@@ -17,6 +17,7 @@ import {
   PLUGIN_ID,
   send,
   startFresh,
+  waitForUrl,
   waitIdle
 } from './review-panel-helpers';
 
@@ -79,20 +80,6 @@ function start(command: string, args: string[]): void {
   servers.push(child);
 }
 
-async function waitFor(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 240; attempt++) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise(resolve => setTimeout(resolve, 250));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 test.beforeAll(async () => {
   test.setTimeout(120000);
   const agui = (port: number, ...agent: string[]) =>
@@ -119,12 +106,12 @@ test.beforeAll(async () => {
   agui(HTTP_HISTORY, '--agent', HISTORY_GRAPH);
   chanx(WS_HISTORY, '--agent', HISTORY_GRAPH);
   await Promise.all([
-    waitFor(ENDPOINTS['AG-UI demo']),
-    waitFor(ENDPOINTS['AG-UI slow']),
-    waitFor(ENDPOINTS['AG-UI history']),
-    waitFor(`http://127.0.0.1:${WS_DEMO}/health`),
-    waitFor(`http://127.0.0.1:${WS_SLOW}/health`),
-    waitFor(`http://127.0.0.1:${WS_HISTORY}/health`)
+    waitForUrl(ENDPOINTS['AG-UI demo']),
+    waitForUrl(ENDPOINTS['AG-UI slow']),
+    waitForUrl(ENDPOINTS['AG-UI history']),
+    waitForUrl(`http://127.0.0.1:${WS_DEMO}/health`),
+    waitForUrl(`http://127.0.0.1:${WS_SLOW}/health`),
+    waitForUrl(`http://127.0.0.1:${WS_HISTORY}/health`)
   ]);
 });
 

@@ -4,6 +4,7 @@
  */
 import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator, TestInfo } from '@playwright/test';
+import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 
@@ -86,4 +87,50 @@ export async function widenPanel(page: IJupyterLabPageFixture): Promise<void> {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.sidebar.openTab('jp-agent-panel');
   await page.sidebar.setWidth(480, 'right');
+}
+
+/** A free loopback port, for a server a test file starts. */
+export function freePort(python = process.env.PYTHON ?? 'python'): number {
+  return Number(
+    execFileSync(python, [
+      '-c',
+      'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    ])
+      .toString()
+      .trim()
+  );
+}
+
+/**
+ * Start one of the UI tests' AG-UI servers (`ui-tests/<script>`, which
+ * lists its inputs at `/_inputs`) on `port`; resolves once it answers.
+ */
+export async function startAguiTestServer(
+  script: string,
+  port: number,
+  python = process.env.PYTHON ?? 'python'
+): Promise<ChildProcess> {
+  const root = path.resolve(__dirname, '..', '..');
+  const server = spawn(
+    python,
+    [path.join(root, 'ui-tests', script), '--port', `${port}`],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }
+  );
+  await waitForUrl(`http://127.0.0.1:${port}/_inputs`);
+  return server;
+}
+
+/** Wait until `url` answers 2xx (a server a test started is up). */
+export async function waitForUrl(url: string): Promise<void> {
+  for (let attempt = 0; attempt < 240; attempt++) {
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise(resolve => setTimeout(resolve, 250));
+  }
+  throw new Error(`${url} did not come up`);
 }

@@ -4,6 +4,7 @@ import { approve, reject } from '../../wire/decisions';
 import type {
   Decision,
   DecisionVerb,
+  IActionRequest,
   IInterruptCard,
   Outcome,
   TranscriptItem
@@ -23,7 +24,8 @@ export type SubmitDecisions = (decisions: Decision[]) => boolean;
 export class ReviewCardView implements IItemView {
   constructor(
     private readonly _trans: TranslationBundle,
-    private readonly _onSubmit: SubmitDecisions
+    private readonly _onSubmit: SubmitDecisions,
+    private readonly _answeredByPlugin?: (action: IActionRequest) => boolean
   ) {
     this.widget = new Widget();
     this.widget.addClass('jp-AgentPanel-review');
@@ -58,7 +60,11 @@ export class ReviewCardView implements IItemView {
     if (this._state !== 'open') {
       return;
     }
-    if (outcome === 'interrupted') {
+    if (outcome === 'interrupted' && this._delegated()) {
+      // Answered by a plugin once the user reviewed it there (a notebook change).
+      this._state = 'delegated';
+      this._render();
+    } else if (outcome === 'interrupted') {
       this._rows.forEach(row => row.setAnswerable(true));
       this._render();
     } else {
@@ -136,6 +142,15 @@ export class ReviewCardView implements IItemView {
     this._render();
   }
 
+  private _delegated(): boolean {
+    const handled = this._answeredByPlugin;
+    return (
+      handled !== undefined &&
+      this._rows.length > 0 &&
+      this._rows.every(row => handled(row.action))
+    );
+  }
+
   private _onRowDecided(): void {
     if (this._state !== 'open') {
       return;
@@ -192,6 +207,11 @@ export class ReviewCardView implements IItemView {
             )
           : trans.__('Review sent');
         break;
+      case 'delegated':
+        this._heading.textContent = trans.__(
+          'Review the proposed notebook change below the conversation.'
+        );
+        break;
       case 'expired':
         this._heading.textContent = trans.__(
           'This review can no longer be answered: the turn did not pause cleanly.'
@@ -224,7 +244,8 @@ export class ReviewCardView implements IItemView {
   private _rows: ReviewRow[] = [];
   private _allButtons: HTMLButtonElement[] = [];
   private _submitButton: HTMLButtonElement | null = null;
-  private _state: 'open' | 'sent' | 'answered' | 'expired' = 'open';
+  private _state: 'open' | 'sent' | 'answered' | 'expired' | 'delegated' =
+    'open';
   /** The producer said the review was answered elsewhere. */
   private _elsewhere = false;
 }

@@ -375,7 +375,10 @@ function textElement(className: string, text: string): HTMLDivElement {
   return element;
 }
 
-function makeButton(label: string, className: string): HTMLButtonElement {
+export function makeButton(
+  label: string,
+  className: string
+): HTMLButtonElement {
   const element = document.createElement('button');
   element.type = 'button';
   element.className = `jp-Button jp-mod-styled ${className}`;

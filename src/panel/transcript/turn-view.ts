@@ -3,6 +3,7 @@ import type { ITurnEntry } from '../../model/conversation/chat-model';
 import type { InterruptResponse } from '../../wire/turn';
 import type {
   Decision,
+  IActionRequest,
   IInterruptCard,
   TranscriptItem,
   TurnChange
@@ -28,6 +29,11 @@ export interface ITurnViewContext extends IItemViewContext {
   onResponse(card: IInterruptCard, response: InterruptResponse): boolean;
   /** The user asked to send the last message again. */
   onRetry(): void;
+  /**
+   * Whether a plugin answers this review row in the panel's place (a
+   * notebook tool call, reviewed as a diff instead, docs/protocol.md §12.3).
+   */
+  answeredByPlugin?(action: IActionRequest): boolean;
 }
 
 /**
@@ -175,7 +181,11 @@ export class TurnView extends Panel {
       case 'interrupt':
         return item.request
           ? new RequestCardView(context.trans, context.onResponse)
-          : new ReviewCardView(context.trans, context.onDecisions);
+          : new ReviewCardView(
+              context.trans,
+              context.onDecisions,
+              context.answeredByPlugin
+            );
       default:
         return null;
     }

@@ -1,4 +1,4 @@
-"""A keyless chat model for the UI-test graphs: it streams a scripted reply.
+"""A keyless chat model for the demo and test graphs: it streams a scripted reply.
 
 ``script(messages)`` picks the reply from the conversation so far: an
 ``AIMessage`` with text, tool calls, or both. Text streams word by word; tool
@@ -10,8 +10,8 @@ The graphs run on an event loop (their agent's own, in the server), so only
 the async stream is implemented: its ``asyncio.sleep`` between tokens is where
 a cancel lands.
 
-Imported by its sibling graph files (the spec loader puts this folder on
-``sys.path``).
+Used by the notebook tools demo (``notebook_agent.py``) and by the UI-test
+graphs (``ui-tests/graphs``).
 """
 from __future__ import annotations
 

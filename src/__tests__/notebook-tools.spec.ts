@@ -1,0 +1,468 @@
+/**
+ * The notebook tools without JupyterLab: arguments checked against the
+ * shared schema (src/contracts/notebook-tools.json), cells summarised, a
+ * change refused when its cell changed since the agent read it (when it
+ * is proposed and again when it is applied), and every outcome of the
+ * review a result for the agent, never an exception.
+ */
+import type * as nbformat from '@jupyterlab/nbformat';
+import { NOTEBOOK_TOOLS, notebookToolCall } from '../contracts/notebook-tools';
+import { ChangeReviews } from '../model/conversation/change-reviews';
+import { checkArguments } from '../notebook/tools/arguments';
+import {
+  fingerprint,
+  summariseCell,
+  summariseOutput
+} from '../notebook/tools/cell-summary';
+import type { LiveNotebooks } from '../notebook/tools/live-notebook';
+import { ToolFailure } from '../notebook/tools/tool-failure';
+import { NotebookTools } from '../notebook/tools/notebook-tools';
+import { NotebookToolRunner } from '../notebook/tools/tool-runner';
+import type { IActionRequest } from '../wire/types';
+
+describe('checkArguments', () => {
+  it('fills in the defaults of the schema', () => {
+    const checked = checkArguments('read_notebook', {});
+    expect(checked).toEqual({
+      ok: true,
+      tool: NOTEBOOK_TOOLS[1],
+      args: { start_index: 0, max_cells: 50, include_outputs: true }
+    });
+    const insert = checkArguments('insert_cell', { source: 'x = 1' });
+    expect(insert.ok && insert.args).toEqual({
+      source: 'x = 1',
+      cell_type: 'code'
+    });
+  });
+
+  it.each([
+    [
+      'insert_cell',
+      { source: 'x', cell_type: 'sql' },
+      'insert_cell was not called, its arguments are wrong: cell_type: must be one of "code", "markdown"'
+    ],
+    [
+      'read_notebook',
+      { start_index: '3' },
+      'read_notebook was not called, its arguments are wrong: start_index: must be integer, not string'
+    ],
+    [
+      'insert_cell',
+      { source: 'x', position: 2 },
+      'insert_cell was not called, its arguments are wrong: "position" is not allowed'
+    ],
+    [
+      'edit_cell',
+      { cell_id: 'a' },
+      'edit_cell was not called, its arguments are wrong: "fingerprint" is required; "source" is required'
+    ],
+    [
+      'read_cell',
+      {},
+      'read_cell was not called, its arguments are wrong: give exactly one of cell_id and index'
+    ],
+    [
+      'read_cell',
+      { cell_id: 'a', index: 0 },
+      'read_cell was not called, its arguments are wrong: give exactly one of cell_id and index'
+    ],
+    [
+      'insert_cell',
+      { source: 'x', index: 0, after_cell_id: 'a' },
+      'insert_cell was not called, its arguments are wrong: give index or after_cell_id, not both'
+    ],
+    [
+      'run_cell',
+      { cell_id: 'a', timeout_seconds: 0 },
+      'run_cell was not called, its arguments are wrong: timeout_seconds: must be at least 1'
+    ],
+    [
+      'list_notebooks',
+      [1],
+      'list_notebooks was not called, its arguments are wrong: the arguments must be object, not array'
+    ],
+    ['drop_table', {}, 'There is no notebook tool named "drop_table".']
+  ])('%s(%j) is refused with a clear result', (name, args, error) => {
+    const checked = checkArguments(name, args);
+    expect(checked).toEqual({
+      ok: false,
+      result: { status: 'error', code: 'bad_arguments', error }
+    });
+  });
+});
+
+describe('notebookToolCall', () => {
+  const row = (raw: unknown, name = 'insert_cell'): IActionRequest => ({
+    name,
+    description: null,
+    args: { source: 'x' },
+    allowed: ['reject', 'respond'],
+    argsSchema: undefined,
+    synthetic: false,
+    raw
+  });
+
+  it('recognises the version-1 marker and keeps the call id', () => {
+    const marker = { notebook_tool: 1, mutates: true, tool_call_id: 'c1' };
+    expect(notebookToolCall(row({ jupyterlab_agent_panel: marker }))).toEqual({
+      name: 'insert_cell',
+      args: { source: 'x' },
+      callId: 'c1'
+    });
+  });
+
+  it('leaves another version, an unknown name or no marker to the user', () => {
+    expect(
+      notebookToolCall(row({ jupyterlab_agent_panel: { notebook_tool: 2 } }))
+    ).toBeNull();
+    expect(
+      notebookToolCall(
+        row({ jupyterlab_agent_panel: { notebook_tool: 1 } }, 'drop_table')
+      )
+    ).toBeNull();
+    expect(notebookToolCall(row({ name: 'insert_cell' }))).toBeNull();
+  });
+});
+
+describe('cell summaries', () => {
+  it('derives the fingerprint from the source alone', () => {
+    expect(fingerprint('print(1)')).toBe(fingerprint('print(1)'));
+    expect(fingerprint('print(1)')).not.toBe(fingerprint('print(2)'));
+    expect(fingerprint('')).not.toBe(fingerprint(' '));
+  });
+
+  it('summarises outputs: text kept and capped, images left out, ANSI removed', () => {
+    expect(
+      summariseOutput(
+        {
+          output_type: 'display_data',
+          data: {
+            'image/png': 'iVBORw0KGgo=',
+            'text/plain': ['a', 'b'],
+            'application/json': { x: 1 }
+          },
+          metadata: {}
+        },
+        100
+      )
+    ).toEqual({
+      output_type: 'display_data',
+      data: {
+        'image/png': 'omitted (12 characters)',
+        'text/plain': 'ab',
+        'application/json': '{"x":1}'
+      }
+    });
+    expect(
+      summariseOutput(
+        {
+          output_type: 'error',
+          ename: 'NameError',
+          evalue: "name 'prnt' is not defined",
+          traceback: ['\u001b[0;31mNameError\u001b[0m', 'line 1']
+        },
+        100
+      )
+    ).toEqual({
+      output_type: 'error',
+      ename: 'NameError',
+      evalue: "name 'prnt' is not defined",
+      traceback: 'NameError\nline 1'
+    });
+    const long = summariseOutput(
+      { output_type: 'stream', name: 'stdout', text: 'x'.repeat(500) },
+      100
+    );
+    expect(String(long.text)).toHaveLength(100);
+    expect(String(long.text)).toMatch(/… \(truncated, \d+ more characters\)$/);
+  });
+
+  it('caps a long source but gives its whole length', () => {
+    const summary = summariseCell(
+      { id: 'c', cell_type: 'markdown', source: 'y'.repeat(3000) },
+      4,
+      { source: 2000, output: 1000, includeOutputs: true }
+    );
+    expect(summary).toMatchObject({
+      index: 4,
+      cell_id: 'c',
+      cell_type: 'markdown',
+      source_length: 3000
+    });
+    expect(String(summary.source)).toHaveLength(2000);
+    expect(summary).not.toHaveProperty('outputs');
+  });
+});
+
+/** A notebook in memory, with the part of `LiveNotebook` the tools use. */
+class FakeNotebook {
+  constructor(
+    readonly path: string,
+    readonly cells: { id: string; cell_type: string; source: string }[]
+  ) {}
+  panel = { context: { model: { dirty: false } } };
+  get cellCount(): number {
+    return this.cells.length;
+  }
+  cellData(index: number) {
+    const cell = this.cells[index];
+    return cell.cell_type === 'code'
+      ? { ...cell, execution_count: null, outputs: [] as nbformat.IOutput[] }
+      : { ...cell };
+  }
+  indexOf(cellId: string): number {
+    const index = this.cells.findIndex(cell => cell.id === cellId);
+    if (index < 0) {
+      throw new ToolFailure({
+        status: 'error',
+        code: 'not_found',
+        error: `no cell ${cellId}`
+      });
+    }
+    return index;
+  }
+  activeCell() {
+    return { index: 0, selectedText: '' };
+  }
+  kernel() {
+    return null;
+  }
+  assertWritable(): void {
+    return;
+  }
+  insert(index: number, cell: nbformat.ICell): string {
+    const id = `new-${this.cells.length}`;
+    this.cells.splice(index, 0, {
+      id,
+      cell_type: cell.cell_type,
+      source: String(cell.source)
+    });
+    return id;
+  }
+  setSource(index: number, source: string): void {
+    this.cells[index].source = source;
+  }
+  delete(index: number): void {
+    this.cells.splice(index, 1);
+  }
+}
+
+function setUp() {
+  const notebook = new FakeNotebook('analysis.ipynb', [
+    { id: 'c-1', cell_type: 'code', source: 'import math' },
+    { id: 'c-2', cell_type: 'code', source: 'prnt("hi")' }
+  ]);
+  const other = new FakeNotebook('other.ipynb', [
+    { id: 'o-1', cell_type: 'code', source: 'x = 1' }
+  ]);
+  const notebooks = {
+    all: () => [notebook, other],
+    active: () => notebook,
+    find: (path: unknown) => {
+      const found = [notebook, other].find(
+        open => path === undefined || open.path === path
+      );
+      if (!found) {
+        throw new ToolFailure({
+          status: 'error',
+          code: 'no_notebook',
+          error: `no ${String(path)}`
+        });
+      }
+      return found;
+    }
+  } as unknown as LiveNotebooks;
+  const reviews = new ChangeReviews(() => 'thread-1');
+  const runner = new NotebookToolRunner({
+    tools: new NotebookTools(notebooks),
+    reviews,
+    reviewReads: () => false,
+    threadId: () => 'thread-1'
+  });
+  const run = (name: string, args: unknown) =>
+    runner.run({ name, args, callId: 'call-1' }, new AbortController().signal);
+  /** Wait for the review of the call running, then answer it. */
+  const review = async (
+    outcome: Parameters<ChangeReviews['decide']>[1]
+  ): Promise<void> => {
+    while (reviews.pending.length === 0) {
+      await Promise.resolve();
+    }
+    reviews.decide(reviews.pending[0].id, outcome);
+  };
+  return { notebook, other, reviews, run, review };
+}
+
+describe('NotebookToolRunner', () => {
+  it('runs a read at once and gives each cell its fingerprint', async () => {
+    const { run, reviews } = setUp();
+    const read = await run('read_cell', { index: 1 });
+    expect(read).toEqual({
+      status: 'ok',
+      path: 'analysis.ipynb',
+      index: 1,
+      cell_id: 'c-2',
+      cell_type: 'code',
+      source: 'prnt("hi")',
+      source_length: 10,
+      fingerprint: fingerprint('prnt("hi")'),
+      execution_count: null,
+      outputs: []
+    });
+    expect(reviews.pending).toHaveLength(0);
+  });
+
+  it('applies an edit after the review, with the proposal diffed against the cell', async () => {
+    const { run, review, reviews, notebook } = setUp();
+    const result = run('edit_cell', {
+      cell_id: 'c-2',
+      fingerprint: fingerprint('prnt("hi")'),
+      source: 'print("hi")'
+    });
+    await review({ verdict: 'apply', editedSource: null });
+    expect(await result).toMatchObject({
+      status: 'applied',
+      cell_id: 'c-2',
+      index: 1,
+      source: 'print("hi")',
+      edited_by_user: false
+    });
+    expect(notebook.cells[1].source).toBe('print("hi")');
+    expect(reviews.pending).toHaveLength(0);
+  });
+
+  it('refuses an edit of a cell changed since it was read, before the review', async () => {
+    const { run, reviews, notebook } = setUp();
+    const result = await run('edit_cell', {
+      cell_id: 'c-2',
+      fingerprint: fingerprint('something else'),
+      source: 'print("hi")'
+    });
+    expect(result).toMatchObject({ status: 'error', code: 'stale' });
+    expect(String(result.error)).toContain('changed since you read it');
+    expect(reviews.pending).toHaveLength(0);
+    expect(notebook.cells[1].source).toBe('prnt("hi")');
+  });
+
+  it('refuses an edit when the user changed the cell during the review', async () => {
+    const { run, review, notebook } = setUp();
+    const result = run('edit_cell', {
+      cell_id: 'c-2',
+      fingerprint: fingerprint('prnt("hi")'),
+      source: 'print("hi")'
+    });
+    notebook.cells[1].source = 'prnt("hello")';
+    await review({ verdict: 'apply', editedSource: null });
+    expect(await result).toMatchObject({ status: 'error', code: 'stale' });
+    expect(notebook.cells[1].source).toBe('prnt("hello")');
+  });
+
+  it('gives the rejection and its reason as the result, changing nothing', async () => {
+    const { run, review, notebook } = setUp();
+    const result = run('delete_cell', {
+      cell_id: 'c-1',
+      fingerprint: fingerprint('import math')
+    });
+    await review({ verdict: 'reject', reason: 'keep the import' });
+    expect(await result).toEqual({
+      status: 'rejected',
+      reason: 'keep the import'
+    });
+    expect(notebook.cells).toHaveLength(2);
+  });
+
+  it('inserts the source the user edited, into the notebook named', async () => {
+    const { run, review, notebook, other } = setUp();
+    const result = run('insert_cell', {
+      path: 'other.ipynb',
+      source: "print('hello')"
+    });
+    await review({ verdict: 'apply', editedSource: "print('hi there')" });
+    expect(await result).toMatchObject({
+      status: 'applied',
+      path: 'other.ipynb',
+      index: 1,
+      source: "print('hi there')",
+      edited_by_user: true
+    });
+    expect(other.cells[1].source).toBe("print('hi there')");
+    expect(notebook.cells).toHaveLength(2);
+  });
+
+  it('skips the review of an always allowed tool only', async () => {
+    const { run, reviews } = setUp();
+    reviews.setAlwaysAllowed('insert_cell', true);
+    expect(await run('insert_cell', { source: 'a = 1' })).toMatchObject({
+      status: 'applied'
+    });
+    const deletion = run('delete_cell', {
+      cell_id: 'c-1',
+      fingerprint: fingerprint('import math')
+    });
+    await Promise.resolve();
+    expect(reviews.pending.map(r => r.proposal.tool)).toEqual(['delete_cell']);
+    reviews.setAlwaysAllowed('insert_cell', false);
+    expect(reviews.alwaysAllowed()).toEqual([]);
+    reviews.decide(reviews.pending[0].id, { verdict: 'cancelled' });
+    expect(await deletion).toMatchObject({
+      status: 'error',
+      code: 'cancelled'
+    });
+  });
+
+  it('says what is wrong instead of throwing', async () => {
+    const { run } = setUp();
+    expect(await run('read_cell', { cell_id: 'nope' })).toEqual({
+      status: 'error',
+      code: 'not_found',
+      error: 'no cell nope'
+    });
+    expect(await run('read_notebook', { path: 'gone.ipynb' })).toMatchObject({
+      status: 'error',
+      code: 'no_notebook'
+    });
+    expect(await run('insert_cell', { source: 1 })).toMatchObject({
+      status: 'error',
+      code: 'bad_arguments'
+    });
+  });
+});
+
+describe('ChangeReviews', () => {
+  it('cancels a pending review when the signal aborts', async () => {
+    const reviews = new ChangeReviews(() => 't');
+    const stop = new AbortController();
+    const outcome = reviews.ask(
+      {
+        tool: 'run_cell',
+        kind: 'run',
+        path: 'a.ipynb',
+        cellId: 'c',
+        index: 0,
+        cellType: 'code',
+        current: '1',
+        proposed: '1',
+        description: 'Run'
+      },
+      stop.signal
+    );
+    expect(reviews.pending).toHaveLength(1);
+    stop.abort();
+    expect(await outcome).toEqual({ verdict: 'cancelled' });
+    expect(reviews.pending).toHaveLength(0);
+    reviews.dispose();
+  });
+
+  it('keeps "always allow" per conversation', () => {
+    let thread = 'one';
+    const reviews = new ChangeReviews(() => thread);
+    reviews.setAlwaysAllowed('insert_cell', true);
+    expect(reviews.isAlwaysAllowed('insert_cell')).toBe(true);
+    expect(reviews.isAlwaysAllowed('edit_cell')).toBe(false);
+    thread = 'two';
+    expect(reviews.isAlwaysAllowed('insert_cell')).toBe(false);
+    thread = 'one';
+    expect(reviews.alwaysAllowed()).toEqual(['insert_cell']);
+    reviews.dispose();
+  });
+});

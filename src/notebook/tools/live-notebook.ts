@@ -1,0 +1,262 @@
+/**
+ * The notebooks open in JupyterLab as the notebook tools see them: found by
+ * path (or the active one), read from their live models, changed in one
+ * undoable step each, with the changed cell scrolled into view and
+ * highlighted for a moment. Nothing here writes the `.ipynb` on disk.
+ */
+import { CodeCell } from '@jupyterlab/cells';
+import type * as nbformat from '@jupyterlab/nbformat';
+import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { toolError } from '../../contracts/notebook-tools';
+import type { JsonObject } from '../../wire/json';
+import { textInRange } from '../../wire/context';
+import { PROVENANCE_KEY, type Provenance } from '../cells';
+import type { ICellData } from './cell-summary';
+import { noKernel, ToolFailure } from './tool-failure';
+
+/** How long a changed cell stays highlighted. */
+const HIGHLIGHT_MS = 2000;
+
+/** One open notebook. */
+export class LiveNotebook {
+  constructor(readonly panel: NotebookPanel) {}
+
+  get path(): string {
+    return this.panel.context.path;
+  }
+
+  get cellCount(): number {
+    return this._shared.cells.length;
+  }
+
+  /** The cell at `index` as the tools read it. */
+  cellData(index: number): ICellData {
+    const cell = this._shared.cells[index];
+    const json = cell.toJSON() as nbformat.ICell;
+    return {
+      id: cell.id,
+      cell_type: cell.cell_type,
+      source: cell.getSource(),
+      execution_count:
+        json.cell_type === 'code'
+          ? ((json as nbformat.ICodeCell).execution_count ?? null)
+          : undefined,
+      outputs:
+        json.cell_type === 'code'
+          ? (json as nbformat.ICodeCell).outputs
+          : undefined
+    };
+  }
+
+  /** The index of the cell `cellId`; a `not_found` failure when none has it. */
+  indexOf(cellId: string): number {
+    const index = this._shared.cells.findIndex(cell => cell.id === cellId);
+    if (index < 0) {
+      throw new ToolFailure(
+        toolError(
+          'not_found',
+          `${this.path} has no cell with the id ${cellId}.`
+        )
+      );
+    }
+    return index;
+  }
+
+  /** The active cell's index, and the text selected in it. */
+  activeCell(): { index: number; selectedText: string } | null {
+    const content = this.panel.content;
+    const cell = content.activeCell;
+    if (!cell) {
+      return null;
+    }
+    const editor = cell.editor;
+    const range = editor?.getSelection();
+    return {
+      index: content.activeCellIndex,
+      selectedText: range
+        ? textInRange(cell.model.sharedModel.getSource(), range)
+        : ''
+    };
+  }
+
+  kernel(): JsonObject | null {
+    const session = this.panel.sessionContext;
+    const kernel = session.session?.kernel;
+    return kernel
+      ? {
+          name: kernel.name,
+          display_name: session.kernelDisplayName,
+          status: kernel.status
+        }
+      : null;
+  }
+
+  /** Refuse a change to a notebook that cannot take one. */
+  assertWritable(): void {
+    if (!this.panel.context.isReady || this.panel.content.model?.readOnly) {
+      throw new ToolFailure(
+        toolError('read_only', `${this.path} is read-only or still loading.`)
+      );
+    }
+  }
+
+  /** Insert a cell at `index` (one undo step); returns its id. */
+  insert(index: number, cell: nbformat.ICell): string {
+    this.assertWritable();
+    this._step(() => this._shared.insertCell(index, cell));
+    const id = this._shared.cells[index].id;
+    this._show(index);
+    return id;
+  }
+
+  /** Replace a cell's source and record the change (one undo step). */
+  setSource(index: number, source: string, provenance: Provenance): void {
+    this.assertWritable();
+    const cell = this._shared.cells[index];
+    this._step(() => {
+      cell.setSource(source);
+      markProvenance(cell, provenance);
+    });
+    this._show(index);
+  }
+
+  delete(index: number): void {
+    this.assertWritable();
+    this._step(() => this._shared.deleteCell(index));
+    this._show(Math.min(index, this.cellCount - 1));
+  }
+
+  /**
+   * Run the code cell at `index` in the notebook's kernel; resolves once it
+   * finished or `timeoutMs` passed (the kernel is not interrupted then).
+   */
+  async run(
+    index: number,
+    timeoutMs: number,
+    signal: AbortSignal
+  ): Promise<'ok' | 'error' | 'timeout'> {
+    const session = this.panel.sessionContext;
+    if (!session.session?.kernel) {
+      throw noKernel(this.path);
+    }
+    const widget = this.panel.content.widgets[index];
+    if (!(widget instanceof CodeCell)) {
+      throw new ToolFailure(
+        toolError(
+          'not_code',
+          `The cell at index ${index} is not a code cell: only code cells run.`
+        )
+      );
+    }
+    this._show(index);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort = (): void => undefined;
+    const waited = new Promise<'timeout' | 'cancelled'>(resolve => {
+      timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      onAbort = () => resolve('cancelled');
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const ran = CodeCell.execute(widget, session).then(reply =>
+        reply && reply.content.status === 'ok' ? 'ok' : 'error'
+      );
+      const outcome = await Promise.race([ran, waited]);
+      if (outcome === 'cancelled') {
+        throw new ToolFailure(
+          toolError(
+            'cancelled',
+            'The user stopped the run before the cell finished.'
+          )
+        );
+      }
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private get _shared() {
+    return this.panel.content.model!.sharedModel;
+  }
+
+  /** One transaction, fenced off from the edits before and after: one undo step. */
+  private _step(change: () => void): void {
+    const shared = this._shared as { undoManager?: { stopCapturing(): void } };
+    shared.undoManager?.stopCapturing();
+    this._shared.transact(change);
+    shared.undoManager?.stopCapturing();
+  }
+
+  /** Scroll the cell into view and highlight it briefly, without activating the notebook. */
+  private _show(index: number): void {
+    const widget = this.panel.content.widgets[index];
+    if (!widget) {
+      return;
+    }
+    void this.panel.content.scrollToItem(index).catch(() => undefined);
+    widget.addClass('jp-AgentPanel-toolChanged');
+    setTimeout(
+      () => widget.removeClass('jp-AgentPanel-toolChanged'),
+      HIGHLIGHT_MS
+    );
+  }
+}
+
+/** The open notebooks, through the notebook tracker. */
+export class LiveNotebooks {
+  constructor(private readonly _tracker: INotebookTracker) {}
+
+  all(): LiveNotebook[] {
+    const found: LiveNotebook[] = [];
+    this._tracker.forEach(panel => {
+      if (!panel.isDisposed && panel.content.model) {
+        found.push(new LiveNotebook(panel));
+      }
+    });
+    return found;
+  }
+
+  active(): LiveNotebook | null {
+    const panel = this._tracker.currentWidget;
+    return panel && !panel.isDisposed && panel.content.model
+      ? new LiveNotebook(panel)
+      : null;
+  }
+
+  /** The notebook at `path` (the active one when absent), or a `no_notebook` failure. */
+  find(path: unknown): LiveNotebook {
+    if (typeof path !== 'string') {
+      const active = this.active();
+      if (!active) {
+        throw new ToolFailure(
+          toolError(
+            'no_notebook',
+            'No notebook is active: open one, or name one by its path (list_notebooks).'
+          )
+        );
+      }
+      return active;
+    }
+    const wanted = path.replace(/^\/+/, '');
+    const notebook = this.all().find(open => open.path === wanted);
+    if (!notebook) {
+      const open = this.all().map(open => open.path);
+      throw new ToolFailure(
+        toolError(
+          'no_notebook',
+          `No open notebook has the path ${JSON.stringify(path)}; the open ones are: ${open.length ? open.join(', ') : 'none'}.`
+        )
+      );
+    }
+    return notebook;
+  }
+}
+
+/** Record on a changed cell that the agent changed it, as inserted cells record where they come from. */
+function markProvenance(
+  cell: { setMetadata(key: string, value: Provenance): void },
+  provenance: Provenance
+): void {
+  cell.setMetadata(PROVENANCE_KEY, { ...provenance });
+}

@@ -1,0 +1,69 @@
+/**
+ * A line diff of a cell's source, as the review of a notebook change shows
+ * it: lines removed, added or kept, in order (jsdiff's `diffLines`).
+ */
+import { diffLines } from 'diff';
+
+export interface IDiffLine {
+  readonly kind: 'added' | 'removed' | 'same';
+  readonly text: string;
+}
+
+/** The lines of `before` and `after`, each marked; '' has no lines. */
+export function lineDiff(before: string, after: string): IDiffLine[] {
+  const lines: IDiffLine[] = [];
+  // A cell's last line has no newline: it must not read as changed when a
+  // line is added after it.
+  for (const part of diffLines(before, after, { ignoreNewlineAtEof: true })) {
+    const kind = part.added ? 'added' : part.removed ? 'removed' : 'same';
+    for (const text of splitLines(part.value)) {
+      lines.push({ kind, text });
+    }
+  }
+  return lines;
+}
+
+/** How many lines were added and removed. */
+export function diffStats(lines: readonly IDiffLine[]): {
+  added: number;
+  removed: number;
+} {
+  return {
+    added: lines.filter(line => line.kind === 'added').length,
+    removed: lines.filter(line => line.kind === 'removed').length
+  };
+}
+
+/** The diff as DOM: one row per line, its mark (+, −) and its text. */
+export function renderDiff(lines: readonly IDiffLine[]): HTMLElement {
+  const node = document.createElement('div');
+  node.className = 'jp-AgentPanel-diff';
+  for (const line of lines) {
+    const row = document.createElement('div');
+    row.className = 'jp-AgentPanel-diffLine';
+    row.dataset.kind = line.kind;
+    const mark = document.createElement('span');
+    mark.className = 'jp-AgentPanel-diffMark';
+    mark.setAttribute('aria-hidden', 'true');
+    mark.textContent =
+      line.kind === 'added' ? '+' : line.kind === 'removed' ? '−' : ' ';
+    const text = document.createElement('span');
+    text.className = 'jp-AgentPanel-diffText';
+    text.textContent = line.text;
+    row.append(mark, text);
+    node.appendChild(row);
+  }
+  return node;
+}
+
+/** A part's lines; its final newline ends the last line, it adds none. */
+function splitLines(value: string): string[] {
+  if (value === '') {
+    return [];
+  }
+  const lines = value.split('\n');
+  if (lines[lines.length - 1] === '') {
+    lines.pop();
+  }
+  return lines;
+}
