@@ -152,6 +152,7 @@ class TestLoading:
             ("default", "healthy"),
             ("hung", "loading"),
             ("echo", "healthy"),
+            ("notebook-demo", "healthy"),  # the built-in agent
         ]
         assert chat.code == 503
         assert json.loads(chat.body)["message"].startswith("Agent not loaded: Agent 'hung' is still loading")

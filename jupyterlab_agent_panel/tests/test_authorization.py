@@ -85,7 +85,7 @@ class TestReadOnlyAuthorizer:
         response = await fetch(jp_fetch, "GET", "agent-panel", "agents")
 
         assert response.code == 200
-        assert [agent["name"] for agent in json.loads(response.body)["agents"]] == ["default", "echo"]
+        assert [agent["name"] for agent in json.loads(response.body)["agents"]] == ["default", "echo", "notebook-demo"]
         assert ASKED[-1] == ("read", "agent_panel")
 
 
