@@ -18,9 +18,9 @@ from typing import Any, Iterator
 
 from ag_ui.core import EventType, RunAgentInput, RunFinishedEvent, RunStartedEvent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from stateless_agui_server import Run, main, text_of
 
 from jupyterlab_agent_panel.demo.notebook_agent import script
-from stateless_agui_server import Run, main, text_of
 
 
 def langchain_messages(run_input: RunAgentInput) -> list[BaseMessage]:

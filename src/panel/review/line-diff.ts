@@ -37,7 +37,7 @@ export function diffStats(lines: readonly IDiffLine[]): {
 /** The diff as DOM: one row per line, its mark (+, −) and its text. */
 export function renderDiff(lines: readonly IDiffLine[]): HTMLElement {
   const node = document.createElement('div');
-  node.className = 'jp-AgentPanel-diff';
+  node.className = 'jp-AgentPanel-lineDiff';
   for (const line of lines) {
     const row = document.createElement('div');
     row.className = 'jp-AgentPanel-diffLine';
