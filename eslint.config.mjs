@@ -21,7 +21,9 @@ export default defineConfig([
       'ui-tests',
       'bench',
       'fixtures',
-      '.venv'
+      '.venv',
+      // the bench's own virtualenv (scripts/bench)
+      '.bench-venv'
     ]
   },
   js.configs.recommended,
