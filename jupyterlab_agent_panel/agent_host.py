@@ -49,6 +49,9 @@ class AgentHost:
         self._worker: Optional[WorkerLoop] = None
         # thread_id -> the task streaming that thread's turn (one turn per thread).
         self.turns: dict[str, asyncio.Task] = {}
+        # The threads of ``turns`` whose terminal frame is written: their graph's
+        # stream is closing, so a turn that follows at once waits for them.
+        self.ending: set[str] = set()
 
     async def loaded_agent(self) -> LoadedAgent:
         """The agent, loaded on first use in a thread of its own (:class:`~.agent_loader.AgentLoader`)."""

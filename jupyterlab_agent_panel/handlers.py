@@ -59,6 +59,9 @@ from .turn_driver import TurnRequest
 
 ROUTE_PREFIX = "agent-panel"
 MAX_RESULT_LEN = 500
+# How long a turn waits for the previous turn of its thread, which has sent its
+# terminal frame, to close its graph's stream before it is refused as busy.
+ENDING_WAIT_SECONDS = 5.0
 REFUSAL_STATUS = {"nothing_pending": 409, "bad_request": 400}
 
 
@@ -118,6 +121,10 @@ class TurnHandler(PanelHandler):
         loaded = await host.loaded_agent()
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
+        if thread_id in host.ending:
+            # The client saw the previous turn end and sent the next one (a queued
+            # message) while that turn's graph stream was still closing.
+            await asyncio.wait({host.turns[thread_id]}, timeout=ENDING_WAIT_SECONDS)
         # No await between this check and the registration: the check cannot go stale.
         if thread_id in host.turns:
             raise Rejected(409, "busy", f"A turn is already running on thread {thread_id!r}")
@@ -125,7 +132,7 @@ class TurnHandler(PanelHandler):
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
         request = TurnRequest(loaded, message, thread_id, resume, MAX_RESULT_LEN)
-        self._sse = SseTurn(self, host.worker)
+        self._sse = SseTurn(self, host.worker, on_end=lambda: host.ending.add(thread_id))
         self._turn = asyncio.create_task(self._sse.run(request))
         host.turns[thread_id] = self._turn
         try:
@@ -134,6 +141,7 @@ class TurnHandler(PanelHandler):
             self._turn.cancel()  # no-op once done; stops the turn if this handler is cancelled
             if host.turns.get(thread_id) is self._turn:
                 del host.turns[thread_id]
+                host.ending.discard(thread_id)
         # The refusal check runs inside the registered turn: while it holds the
         # thread, no other request can resume it, so two answers to one review
         # cannot both run. The headers go out once it passed.

@@ -14,7 +14,7 @@ the turn from tornado at once, even while a node blocks the agent's loop.
 from __future__ import annotations
 
 import asyncio
-from typing import Optional
+from typing import Callable, Optional
 
 from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler
@@ -31,9 +31,10 @@ _UNENCODABLE_END = 'data: {"status": "error", "error": "the terminal frame could
 class SseTurn:
     """Streams one :class:`TurnRequest` to ``handler``; created on tornado's loop."""
 
-    def __init__(self, handler: RequestHandler, worker: WorkerLoop):
+    def __init__(self, handler: RequestHandler, worker: WorkerLoop, on_end: Callable[[], None] = lambda: None):
         self._handler = handler
         self._worker = worker
+        self._on_end = on_end  # called once the terminal frame is written
         self._loop = asyncio.get_running_loop()
         self._ended: asyncio.Future = self._loop.create_future()
         self._driver = TurnDriver(send=self._send, end=self._end)
@@ -126,3 +127,4 @@ class SseTurn:
         if not self.client_gone:
             self._handler.write(text)
         self._ended.set_result(None)
+        self._on_end()
