@@ -23,22 +23,61 @@ function scrollBox(height = 100, content = 1000) {
   return { node, box, userScroll };
 }
 
-const nextFrame = () =>
-  new Promise<void>(resolve => requestAnimationFrame(() => resolve()));
+/**
+ * What the browser's ResizeObserver does, driven by the test (jsdom has no
+ * layout): `layout()` reports a new size for every element observed.
+ */
+class LayoutResizeObserver {
+  static all: LayoutResizeObserver[] = [];
+  static layout(): void {
+    for (const observer of LayoutResizeObserver.all) {
+      if (observer.targets.size) {
+        observer._callback([], observer as unknown as ResizeObserver);
+      }
+    }
+  }
+  constructor(private readonly _callback: ResizeObserverCallback) {
+    LayoutResizeObserver.all.push(this);
+  }
+  readonly targets = new Set<Element>();
+  observe(target: Element): void {
+    this.targets.add(target);
+  }
+  unobserve(target: Element): void {
+    this.targets.delete(target);
+  }
+  disconnect(): void {
+    this.targets.clear();
+  }
+}
 
-afterEach(() => document.body.replaceChildren());
+const layout = () => LayoutResizeObserver.layout();
+
+const shimmed = globalThis.ResizeObserver;
+
+beforeAll(() => {
+  globalThis.ResizeObserver =
+    LayoutResizeObserver as unknown as typeof ResizeObserver;
+});
+
+afterAll(() => {
+  globalThis.ResizeObserver = shimmed;
+});
+
+afterEach(() => {
+  document.body.replaceChildren();
+  LayoutResizeObserver.all = [];
+});
 
 describe('AutoScroller', () => {
-  it('follows new content while at the bottom, one scroll per frame', async () => {
+  it('follows new content while at the bottom, once it is laid out', () => {
     const { node, box } = scrollBox();
     const scroller = new AutoScroller(node);
     scroller.jumpToLatest();
     expect(box.scrollTop).toBe(900);
     box.scrollHeight = 1200;
-    scroller.contentChanged();
-    scroller.contentChanged();
     expect(box.scrollTop).toBe(900);
-    await nextFrame();
+    layout();
     expect(box.scrollTop).toBe(1100);
     scroller.dispose();
   });
@@ -54,8 +93,7 @@ describe('AutoScroller', () => {
     userScroll(400);
     expect(scroller.following).toBe(false);
     box.scrollHeight = 1500;
-    scroller.contentChanged();
-    await nextFrame();
+    layout();
     expect(box.scrollTop).toBe(400);
 
     scroller.jumpToLatest();
@@ -88,18 +126,21 @@ describe('AutoScroller', () => {
     scroller.dispose();
   });
 
-  it('notices DOM changes by itself', async () => {
-    const { node, box } = scrollBox();
+  it('watches the size of the entries added and forgets those removed', async () => {
+    const { node } = scrollBox();
+    const first = node.appendChild(document.createElement('p'));
     const scroller = new AutoScroller(node);
-    box.scrollHeight = 1300;
-    node.appendChild(document.createElement('p'));
+    const [sizes] = LayoutResizeObserver.all;
+    expect(sizes.targets).toEqual(new Set([node, first]));
+    const added = node.appendChild(document.createElement('p'));
+    first.remove();
+    // MutationObserver records arrive in a microtask.
     await Promise.resolve();
-    await nextFrame();
-    expect(box.scrollTop).toBe(1200);
+    expect(sizes.targets).toEqual(new Set([node, added]));
     scroller.dispose();
   });
 
-  it('dispose removes its listener and observer', async () => {
+  it('dispose removes its listener and observers', async () => {
     const { node, box, userScroll } = scrollBox();
     const scroller = new AutoScroller(node);
     scroller.dispose();
@@ -108,7 +149,8 @@ describe('AutoScroller', () => {
     box.scrollHeight = 1300;
     node.appendChild(document.createElement('p'));
     await Promise.resolve();
-    await nextFrame();
+    layout();
     expect(box.scrollTop).toBe(100);
+    expect(LayoutResizeObserver.all[0].targets.size).toBe(0);
   });
 });

@@ -14,18 +14,24 @@ export function isAtBottom(
 /**
  * Smart autoscroll for a scrolling element: while the reader is at the
  * bottom, new content keeps the view at the bottom (at most one scroll per
- * animation frame); once the reader scrolls up, the view stays put until
- * they come back to the bottom or `jumpToLatest()` is called.
+ * frame, when an entry's laid-out size changed); once the reader scrolls
+ * up, the view stays put until they come back to the bottom or
+ * `jumpToLatest()` is called.
  */
 export class AutoScroller implements IDisposable {
   constructor(private readonly _node: HTMLElement) {
     _node.addEventListener('scroll', this, { passive: true });
-    this._observer = new MutationObserver(() => this.contentChanged());
-    this._observer.observe(_node, {
-      childList: true,
-      subtree: true,
-      characterData: true
-    });
+    // Sizes are reported after layout, so scrolling then costs no layout of
+    // its own (reading `scrollHeight` earlier in the frame forced one).
+    this._sizes = new ResizeObserver(() => this._onResize());
+    this._children = new MutationObserver(records =>
+      this._followChildren(records)
+    );
+    this._children.observe(_node, { childList: true });
+    this._sizes.observe(_node);
+    for (const child of Array.from(_node.children)) {
+      this._sizes.observe(child);
+    }
   }
 
   /** True while new content scrolls into view. */
@@ -39,13 +45,6 @@ export class AutoScroller implements IDisposable {
 
   get isDisposed(): boolean {
     return this._isDisposed;
-  }
-
-  /** Content was added or grew. */
-  contentChanged(): void {
-    if (this._following) {
-      this._scheduleScroll();
-    }
   }
 
   /** Scroll to the end and follow again. */
@@ -75,24 +74,32 @@ export class AutoScroller implements IDisposable {
     }
     this._isDisposed = true;
     this._node.removeEventListener('scroll', this);
-    this._observer.disconnect();
-    if (this._frame !== null) {
-      cancelAnimationFrame(this._frame);
-      this._frame = null;
-    }
+    this._children.disconnect();
+    this._sizes.disconnect();
     Signal.clearData(this);
   }
 
-  private _scheduleScroll(): void {
-    if (this._frame !== null || this._isDisposed) {
-      return;
+  /** An entry (or the view) was laid out at a new size: keep the end in view. */
+  private _onResize(): void {
+    if (this._following && !this._isDisposed) {
+      this._scrollToEnd();
     }
-    this._frame = requestAnimationFrame(() => {
-      this._frame = null;
-      if (this._following) {
-        this._scrollToEnd();
-      }
-    });
+  }
+
+  /** Watch the size of each entry added; forget those removed. */
+  private _followChildren(records: MutationRecord[]): void {
+    for (const record of records) {
+      record.addedNodes.forEach(node => {
+        if (node instanceof Element) {
+          this._sizes.observe(node);
+        }
+      });
+      record.removedNodes.forEach(node => {
+        if (node instanceof Element) {
+          this._sizes.unobserve(node);
+        }
+      });
+    }
   }
 
   private _scrollToEnd(): void {
@@ -107,10 +114,10 @@ export class AutoScroller implements IDisposable {
     }
   }
 
-  private readonly _observer: MutationObserver;
+  private readonly _sizes: ResizeObserver;
+  private readonly _children: MutationObserver;
   private _following = true;
   private _lastTop = 0;
-  private _frame: number | null = null;
   private _isDisposed = false;
   private readonly _followingChanged = new Signal<this, boolean>(this);
 }
