@@ -72,6 +72,7 @@ class ConversationStore:
     def __init__(self, path: str):
         self.path = path
         self._connection: Optional[sqlite3.Connection] = None
+        self._closed = False
         # One thread: one connection, used by nothing else. Other processes and
         # stores on the same file are kept apart by SQLite's locks.
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-panel-conversations")
@@ -112,7 +113,10 @@ class ConversationStore:
         return await self._run(_delete, owner, conversation_id)
 
     def close(self) -> None:
-        """Close the connection (on the store's thread) and stop the thread."""
+        """Close the connection (on the store's thread) and stop the thread; once is enough."""
+        if self._closed:
+            return
+        self._closed = True
 
         def close_connection() -> None:
             if self._connection is not None:
