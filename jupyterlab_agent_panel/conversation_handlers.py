@@ -3,8 +3,9 @@
 ``GET conversations[?q=]`` lists the user's conversations; ``GET``, ``PUT``,
 ``PATCH`` and ``DELETE conversations/<id>`` read, save, rename and delete one.
 Reading asks the server's ``Authorizer`` for ``read`` on ``agent_panel``,
-changing for ``write``. Errors are JSON like the other routes' (§6.3), plus
-503 ``store_unavailable`` when the database cannot be used (§13.4).
+changing for ``write``. Errors are JSON like the other routes'
+(docs/protocol.md §6.3), plus 503 ``store_unavailable`` when the database
+cannot be used (docs/protocol.md §13.4).
 """
 from __future__ import annotations
 
