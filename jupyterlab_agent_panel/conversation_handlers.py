@@ -16,8 +16,10 @@ from jupyter_server.auth.decorator import authorized
 from jupyter_server.auth.identity import IdentityProvider, LegacyIdentityProvider, PasswordIdentityProvider
 from jupyter_server.utils import url_path_join
 from tornado import web
+from tornado.ioloop import IOLoop
 
 from .conversation_schema import StoreUnavailable
+from .conversation_store import Update
 from .conversation_update import conversation_id_of, query_of, rename_of, update_of
 from .panel_handler import PanelHandler, Rejected
 
@@ -86,12 +88,15 @@ class ConversationItemHandler(ConversationHandler):
 
         async def work() -> None:
             conversation_id = conversation_id_of(raw_id)
-            limit = self.panel.max_conversation_bytes
-            update = update_of(self.json_body(limit, "AgentPanel.max_conversation_bytes"))
+            # A save may be hundreds of MB: its depth walk runs in a worker thread, which lets the loop run.
+            update = await IOLoop.current().run_in_executor(None, self.read_update)
             saved = await self.panel.conversations.put(self.owner, conversation_id, update)
             self.finish(json.dumps(saved))
 
         await self.answer(work)
+
+    def read_update(self) -> Update:
+        return update_of(self.json_body(self.panel.max_conversation_bytes, "AgentPanel.max_conversation_bytes"))
 
     @web.authenticated
     @authorized("write")
