@@ -30,7 +30,7 @@ MATCHES = (
     "(folded_contains(c.title, :plain, :escaped) OR EXISTS (SELECT 1 FROM entries e"
     " WHERE e.owner = c.owner AND e.conversation_id = c.id AND folded_contains(e.body, :plain, :escaped)))"
 )
-_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass
@@ -50,7 +50,7 @@ def json_text(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     if text.isascii():
         return text
-    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+    return LONE_SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def now_ms() -> int:

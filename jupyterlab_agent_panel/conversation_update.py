@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from .conversation_store import Update
+from .conversation_store import LONE_SURROGATE, Update
 from .json_limits import MAX_ID_CHARS, json_problem, length_problem
 from .panel_handler import bad_request
 
@@ -19,7 +19,6 @@ OPTIONAL = ("title", "entries", "removedKeys", "transportMemory", "queue")
 MAX_QUERY_CHARS = 1000
 SHOWN_CHARS = 80
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def json_type(value: Any) -> str:
@@ -66,7 +65,7 @@ def title_of(body: dict) -> str:
     value = body["title"]
     if not isinstance(value, str):
         raise bad_request(f"title must be a string, not {json_type(value)}")
-    return _LONE_SURROGATE.sub("\ufffd", value)
+    return LONE_SURROGATE.sub("\ufffd", value)
 
 
 def _known_fields(body: dict, allowed: tuple, what: str) -> None:
