@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Optional
 
-from .context import CONTEXT_FIELDS, message_with_context
+from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
 from .decisions import decision_shape_problem
 from .graph import LoadedAgent, load_agent
 from .json_limits import DEFAULT_MAX_BODY_BYTES, json_problem, length_problem
@@ -320,6 +320,9 @@ def _optional_context(data: dict) -> Optional[dict]:
     for field in CONTEXT_FIELDS:
         if context.get(field) is not None and not isinstance(context[field], str):
             raise _Rejected("bad_request", f"field 'context.{field}' must be a string")
+    problem = attachments_problem(context.get("attachments"))
+    if problem is not None:
+        raise _Rejected("bad_request", f"field 'context': {problem}")
     return context
 
 

@@ -3,9 +3,14 @@ import type {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import type { IPanelSettings } from '../contracts/settings';
 import { IAgentPanel } from '../tokens';
+// The context menu's commands exist from the start (the module is small,
+// and reads only src/wire).
+// eslint-disable-next-line jupyter/prefer-lazy-imports
+import { addOutputCommands } from './output-commands';
 import { whenPanelLoads } from './panel-loader';
 
 /**
@@ -16,17 +21,24 @@ import { whenPanelLoads } from './panel-loader';
 export const contextPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-agent-panel:context',
   description:
-    'Sends the current folder, the focused document and the selection (or active cell) with agent panel messages, shown as removable chips.',
+    'Sends the current folder, the focused document and the selection (or active cell) with agent panel messages, shown as removable chips; attaches notebook outputs and errors from their context menu.',
   autoStart: true,
   requires: [IAgentPanel],
-  optional: [INotebookTracker, IDefaultFileBrowser],
+  optional: [INotebookTracker, IDefaultFileBrowser, ITranslator],
   activate: (
     app: JupyterFrontEnd,
     agentPanel: IAgentPanel,
     notebooks: INotebookTracker | null,
-    fileBrowser: IDefaultFileBrowser | null
+    fileBrowser: IDefaultFileBrowser | null,
+    translator: ITranslator | null
   ): void => {
     const context = agentPanel.composerContext;
+    if (notebooks) {
+      const trans = (translator ?? nullTranslator).load(
+        'jupyterlab_agent_panel'
+      );
+      addOutputCommands(app, agentPanel, notebooks, trans);
+    }
     const applySettings = (_: unknown, settings: IPanelSettings) => {
       context.defaults = settings.context;
     };
@@ -44,7 +56,8 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
           new WorkspaceContextSource({
             shell: app.shell,
             notebooks,
-            fileBrowser
+            fileBrowser,
+            executed: NotebookActions.executed
           })
         )
       );

@@ -108,12 +108,13 @@ export function freePort(python = process.env.PYTHON ?? 'python'): number {
 export async function startAguiTestServer(
   script: string,
   port: number,
-  python = process.env.PYTHON ?? 'python'
+  python = process.env.PYTHON ?? 'python',
+  args: string[] = []
 ): Promise<ChildProcess> {
   const root = path.resolve(__dirname, '..', '..');
   const server = spawn(
     python,
-    [path.join(root, 'ui-tests', script), '--port', `${port}`],
+    [path.join(root, 'ui-tests', script), '--port', `${port}`, ...args],
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }
   );
   await waitForUrl(`http://127.0.0.1:${port}/_inputs`);

@@ -1,5 +1,6 @@
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
+import { type IAttachmentDraft, sameAttachment } from '../../wire/attachments';
 import type { ITurnContext } from '../../wire/turn';
 import {
   type ContextDefaults,
@@ -26,6 +27,8 @@ export interface IComposerContext {
   /** The kinds sent by default (the `context` setting). */
   defaults: ContextDefaults;
   setSource(source: IContextSource | null): void;
+  /** Attach an output, an error or more to the next message (a chip with ×). */
+  attach(draft: IAttachmentDraft): void;
 }
 
 /**
@@ -76,6 +79,36 @@ export class ComposerContext implements IComposerContext, IDisposable {
     }
   }
 
+  /** What the user attached to the next message, in order. */
+  get attachments(): readonly IAttachmentDraft[] {
+    return this._attachments;
+  }
+
+  /**
+   * What the workspace offers to attach (the error the active or the last
+   * run cell raised), unless attached already: a chip with +.
+   */
+  get offered(): readonly IAttachmentDraft[] {
+    return (this._snapshot.offered ?? []).filter(
+      draft => !this._isAttached(draft)
+    );
+  }
+
+  attach(draft: IAttachmentDraft): void {
+    if (!this._isAttached(draft)) {
+      this._attachments = [...this._attachments, draft];
+      this._changed.emit();
+    }
+  }
+
+  /** Take the attachment at `index` off the next message. */
+  detach(index: number): void {
+    if (index >= 0 && index < this._attachments.length) {
+      this._attachments = this._attachments.filter((_, i) => i !== index);
+      this._changed.emit();
+    }
+  }
+
   /** Read the workspace again. */
   refresh(): void {
     if (this._isDisposed) {
@@ -91,13 +124,26 @@ export class ComposerContext implements IComposerContext, IDisposable {
    */
   current(): ITurnContext | null {
     this.refresh();
-    return turnContextOf(this._snapshot, kind => this.isIncluded(kind));
+    const context = turnContextOf(this._snapshot, kind =>
+      this.isIncluded(kind)
+    );
+    if (this._attachments.length === 0) {
+      return context;
+    }
+    return {
+      ...context,
+      attachments: this._attachments.map(draft => draft.attachment)
+    };
   }
 
-  /** The message was sent or queued: the next one starts from the defaults. */
+  /**
+   * The message was sent or queued: the next one starts from the defaults,
+   * with nothing attached.
+   */
   reset(): void {
-    if (this._choices.size > 0) {
+    if (this._choices.size > 0 || this._attachments.length > 0) {
       this._choices.clear();
+      this._attachments = [];
       this._changed.emit();
     }
   }
@@ -112,7 +158,14 @@ export class ComposerContext implements IComposerContext, IDisposable {
     Signal.clearData(this);
   }
 
+  private _isAttached(draft: IAttachmentDraft): boolean {
+    return this._attachments.some(attached =>
+      sameAttachment(attached.attachment, draft.attachment)
+    );
+  }
+
   private _source: IContextSource | null = null;
+  private _attachments: readonly IAttachmentDraft[] = [];
   private _snapshot: IWorkspaceSnapshot = EMPTY_SNAPSHOT;
   private _defaults: ContextDefaults = { ...DEFAULT_CONTEXT_DEFAULTS };
   private readonly _choices = new Map<ContextKind, boolean>();

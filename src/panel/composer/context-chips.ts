@@ -3,13 +3,19 @@ import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
 import { CONTEXT_KINDS, type ContextKind } from '../../wire/context';
 import type { ComposerContext } from '../../model/conversation/composer-context';
-import { chipWords, type IContextWords } from '../common/context-text';
+import {
+  attachmentWords,
+  chipWords,
+  type IContextWords
+} from '../common/context-text';
 
 /**
  * Chips above the composer for the context the next message takes: the
  * folder, the focused document, the active cell or the selection. Each can
  * be removed for this message (×) and added back (+); which kinds are on by
- * default is a setting.
+ * default is a setting. Then what the user attached (outputs, errors,
+ * variables: × takes one off) and what the workspace offers to attach (the
+ * error a cell just raised: + attaches it).
  */
 export class ContextChipsView extends Widget {
   constructor(
@@ -46,6 +52,18 @@ export class ContextChipsView extends Widget {
     if (!button || !kind) {
       return;
     }
+    const chip = button.closest<HTMLElement>('[data-kind]')!;
+    if (chip.dataset.attachment !== undefined) {
+      this._context.detach(Number(chip.dataset.attachment));
+      return;
+    }
+    if (chip.dataset.offered !== undefined) {
+      const offered = this._context.offered[Number(chip.dataset.offered)];
+      if (offered) {
+        this._context.attach(offered);
+      }
+      return;
+    }
     this._context.setIncluded(
       kind as ContextKind,
       button.dataset.include === 'true'
@@ -74,6 +92,17 @@ export class ContextChipsView extends Widget {
         chips.push(this._chip(words, this._context.isIncluded(kind)));
       }
     }
+    this._context.attachments.forEach((draft, index) => {
+      const chip = this._chip(attachmentWords(draft, this._trans), true);
+      chip.dataset.attachment = String(index);
+      chips.push(chip);
+    });
+    this._context.offered.forEach((draft, index) => {
+      const chip = this._chip(attachmentWords(draft, this._trans), false);
+      chip.classList.add('jp-mod-offered');
+      chip.dataset.offered = String(index);
+      chips.push(chip);
+    });
     this.node.replaceChildren(...chips);
     this.setHidden(chips.length === 0);
   }
