@@ -47,9 +47,12 @@ export interface IAttachmentDraft {
   total: number;
 }
 
-/** ANSI escape sequences (colours in tracebacks, cursor moves in progress bars). */
+/**
+ * ANSI escape sequences: CSI (colours in tracebacks, cursor moves in
+ * progress bars), character set choices, and the other two-byte ones.
+ */
 // eslint-disable-next-line no-control-regex
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g;
+const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b[()][0-9A-Za-z]|\u001b[@-Z\\-_]/g;
 
 export function stripAnsi(text: string): string {
   return text.replace(ANSI, '');
