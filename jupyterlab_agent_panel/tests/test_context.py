@@ -121,7 +121,10 @@ def test_a_long_attachment_is_cut_to_its_limit():
         (None, None),
         ([ERROR_ATTACHMENT], None),
         ("x", "attachments must be a list"),
-        ([ERROR_ATTACHMENT] * (MAX_ATTACHMENTS + 1), f"attachments holds 21 entries, at most {MAX_ATTACHMENTS} are accepted"),
+        (
+            [ERROR_ATTACHMENT] * (MAX_ATTACHMENTS + 1),
+            f"attachments holds 21 entries, at most {MAX_ATTACHMENTS} are accepted",
+        ),
         (["x"], "attachments[0] must be an object"),
         ([{**ERROR_ATTACHMENT, "kind": 1}], "attachments[0].kind must be one of error, output, image, variables"),
         ([{**ERROR_ATTACHMENT, "source": None}], "attachments[0].source must be a string"),
