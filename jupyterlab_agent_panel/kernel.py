@@ -24,7 +24,7 @@ from .json_limits import DEFAULT_MAX_BODY_BYTES, json_problem, length_problem
 from .kernel_output import OutputCapture, TurnOutput
 from .kernel_turns import Turn
 from .turn_driver import TurnRequest
-from .variables import summarise_variables
+from .variables import describe_text, summarise_variables
 from .worker_loop import WorkerLoop
 
 logger = logging.getLogger(__name__)
@@ -230,6 +230,9 @@ class AgentPanelServer:
             namespace = shell.user_ns if shell is not None else {}
             hidden = shell.user_ns_hidden if shell is not None else ()
             result = summarise_variables(namespace, names, hidden=hidden)
+            # What the agent reads of each, worded here once for every transport.
+            for summary in result["variables"]:
+                summary["text"] = describe_text(summary)
             _send_safely(connection.send, {"type": "variables", "request_id": request_id, **result})
 
         threading.Thread(target=context.run, args=(answer,), name="agent-panel-variables", daemon=True).start()

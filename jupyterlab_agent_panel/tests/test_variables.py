@@ -175,7 +175,8 @@ def test_the_kernel_answers_with_a_dataframe_summary_and_leaves_the_namespace_al
     assert by_name["df"]["dtypes"]["people"] == "float64"
     assert by_name["df"]["dtypes"]["city"] in ("str", "object")  # pandas 3 or 2
     assert "Oslo" in by_name["df"]["head"]
-    assert by_name["n"] == {"name": "n", "type": "int", "repr": "5"}
+    assert by_name["n"] == {"name": "n", "type": "int", "repr": "5", "text": "n: int\n  repr: 5"}
+    assert "  shape: [2, 2]" in by_name["df"]["text"].splitlines()
     assert ask(panel, ["n"])["variables"] == [by_name["n"]]
     after = kernel.execute(NAMESPACE_NAMES)
     assert after.result == before

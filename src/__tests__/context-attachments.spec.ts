@@ -151,6 +151,7 @@ describe('an output as the agent reads it', () => {
     expect(lastError([stream, ERROR, stream])).toBe(ERROR);
     expect(lastError([stream])).toBe(null);
     expect(
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data
       cellSource(2, { path: 'n/a.ipynb', title: 'a', kind: 'notebook' })
     ).toBe('cell 3 of n/a.ipynb');
     expect(cellSource(0, null)).toBe('cell 1');
@@ -230,8 +231,10 @@ describe('how attachments travel', () => {
 
   it('are recorded under the message, each with where it came from', () => {
     expect(contextRecord({ attachments: [error, image] }, trans)).toEqual([
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data
       { label: 'Error', value: 'error in cell 2 of a.ipynb', text: error.text },
       {
+        // eslint-disable-next-line jupyter/no-untranslated-string -- test data
         label: 'Image',
         value: 'image from cell 1 of a.ipynb',
         text: image.text
@@ -327,6 +330,7 @@ describe('the composer attaches, offers and resets', () => {
     const panel = {
       node: document.createElement('div'),
       context: { path: 'n/a.ipynb' },
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data
       title: { label: 'a.ipynb' },
       content: { widgets: [cell([]), output] }
     };

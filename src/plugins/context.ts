@@ -5,7 +5,9 @@ import type {
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IPanelSettings } from '../contracts/settings';
+import type { IVariablesSource } from '../model/conversation/composer-context';
 import { IAgentPanel } from '../tokens';
 // The context menu's commands exist from the start (the module is small,
 // and reads only src/wire).
@@ -33,11 +35,10 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
     translator: ITranslator | null
   ): void => {
     const context = agentPanel.composerContext;
+    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
     if (notebooks) {
-      const trans = (translator ?? nullTranslator).load(
-        'jupyterlab_agent_panel'
-      );
       addOutputCommands(app, agentPanel, notebooks, trans);
+      context.variablesSource = kernelVariables(notebooks, trans);
     }
     const applySettings = (_: unknown, settings: IPanelSettings) => {
       context.defaults = settings.context;
@@ -64,3 +65,23 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
     });
   }
 };
+
+/** The variables of the current notebook's kernel, asked over its `agent_panel` comm. */
+function kernelVariables(
+  notebooks: INotebookTracker,
+  trans: TranslationBundle
+): IVariablesSource {
+  return {
+    list: async () => {
+      const panel = notebooks.currentWidget;
+      const kernel = panel?.sessionContext.session?.kernel;
+      if (!panel || !kernel) {
+        throw new Error(trans.__('This notebook has no kernel running.'));
+      }
+      const { requestVariables } =
+        await import('../transport/kernel-variables');
+      const answer = await requestVariables(kernel, trans);
+      return { source: panel.context.path, ...answer };
+    }
+  };
+}

@@ -45,6 +45,8 @@ export interface IAttachmentDraft {
   /** Characters of the original text kept, and how many it had. */
   kept: number;
   total: number;
+  /** What its chip says instead of the source ("df, n" for variables). */
+  display?: string;
 }
 
 /**
@@ -234,4 +236,27 @@ export function cellSource(
 ): string {
   const name = document?.path ?? document?.title;
   return name ? `cell ${index + 1} of ${name}` : `cell ${index + 1}`;
+}
+
+/** A variable as the kernel summarised it (docs/protocol.md §7.6): what a chip needs of it. */
+export interface IVariableSummary {
+  name: string;
+  /** What the agent reads of it, worded by the kernel. */
+  text: string;
+}
+
+/** The variables the user chose, as one attachment from the kernel of notebook `source`. */
+export function variablesAttachment(
+  source: string,
+  chosen: readonly IVariableSummary[]
+): IAttachmentDraft {
+  const draft = textAttachment(
+    'variables',
+    source,
+    chosen.map(variable => variable.text).join('\n')
+  );
+  return {
+    ...draft,
+    display: chosen.map(variable => variable.name).join(', ')
+  };
 }

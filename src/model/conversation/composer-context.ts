@@ -2,6 +2,7 @@ import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import { type IAttachmentDraft, sameAttachment } from '../../wire/attachments';
 import type { ITurnContext } from '../../wire/turn';
+import type { IKernelVariable } from '../../transport/kernel-variables';
 import {
   type ContextDefaults,
   type ContextKind,
@@ -18,6 +19,20 @@ export interface IContextSource extends IDisposable {
   snapshot(): IWorkspaceSnapshot;
 }
 
+/** The user variables of the current notebook's kernel, listed on demand. */
+export interface IVariablesListing {
+  /** The notebook whose kernel holds them (its path): "variables in the kernel of a.ipynb". */
+  source: string;
+  variables: IKernelVariable[];
+  omitted: { name: string; reason: string }[];
+}
+
+/** Lists the current notebook's kernel variables (docs/protocol.md §7.6). */
+export interface IVariablesSource {
+  /** Rejects with a sentence for the user (no kernel, no helper loaded). */
+  list(): Promise<IVariablesListing>;
+}
+
 /**
  * The context the next message takes, as other plugins set it up
  * (`IAgentPanel.composerContext`): where it is read from, and which kinds
@@ -29,6 +44,8 @@ export interface IComposerContext {
   setSource(source: IContextSource | null): void;
   /** Attach an output, an error or more to the next message (a chip with ×). */
   attach(draft: IAttachmentDraft): void;
+  /** Where the "Variables" chip lists the kernel's variables from. */
+  variablesSource: IVariablesSource | null;
 }
 
 /**
@@ -77,6 +94,16 @@ export class ComposerContext implements IComposerContext, IDisposable {
       this._choices.set(kind, included);
       this._changed.emit();
     }
+  }
+
+  /** Where the "Variables" chip lists variables from; null: no chip. */
+  get variablesSource(): IVariablesSource | null {
+    return this._variablesSource;
+  }
+
+  set variablesSource(source: IVariablesSource | null) {
+    this._variablesSource = source;
+    this._changed.emit();
   }
 
   /** What the user attached to the next message, in order. */
@@ -165,6 +192,7 @@ export class ComposerContext implements IComposerContext, IDisposable {
   }
 
   private _source: IContextSource | null = null;
+  private _variablesSource: IVariablesSource | null = null;
   private _attachments: readonly IAttachmentDraft[] = [];
   private _snapshot: IWorkspaceSnapshot = EMPTY_SNAPSHOT;
   private _defaults: ContextDefaults = { ...DEFAULT_CONTEXT_DEFAULTS };

@@ -163,7 +163,7 @@ function attachmentValue(
 
 /** The words of an attachment's chip, with its cap when it was cut. */
 export function attachmentWords(
-  { attachment, kept, total }: IAttachmentDraft,
+  { attachment, kept, total, display }: IAttachmentDraft,
   trans: TranslationBundle
 ): IContextWords {
   const label = attachmentLabel(attachment.kind, trans);
@@ -179,7 +179,7 @@ export function attachmentWords(
     kind: attachment.kind,
     label,
     // "cell 2 of notes/a.ipynb" shows as "cell 2 of a.ipynb"; the title has it all.
-    value: attachment.source.replace(/\S*\/(?=[^/\s]+$)/, ''),
+    value: display ?? attachment.source.replace(/\S*\/(?=[^/\s]+$)/, ''),
     note,
     title: trans.__(
       '%1: %2, %3 characters%4',

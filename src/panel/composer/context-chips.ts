@@ -1,8 +1,13 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
+import { variablesAttachment } from '../../wire/attachments';
 import { CONTEXT_KINDS, type ContextKind } from '../../wire/context';
-import type { ComposerContext } from '../../model/conversation/composer-context';
+import { errorMessage } from '../../wire/json';
+import type {
+  ComposerContext,
+  IVariablesListing
+} from '../../model/conversation/composer-context';
 import {
   attachmentWords,
   chipWords,
@@ -43,6 +48,13 @@ export class ContextChipsView extends Widget {
 
   handleEvent(event: Event): void {
     if (event.type !== 'click') {
+      return;
+    }
+    const action = (event.target as Element).closest<HTMLElement>(
+      '[data-action]'
+    )?.dataset.action;
+    if (action) {
+      this._onVariablesAction(action);
       return;
     }
     const button = (event.target as Element).closest<HTMLElement>(
@@ -103,9 +115,158 @@ export class ContextChipsView extends Widget {
       chip.dataset.offered = String(index);
       chips.push(chip);
     });
+    if (
+      this._context.variablesSource &&
+      this._context.snapshot.document?.kind === 'notebook'
+    ) {
+      chips.push(this._variablesButton());
+    }
     this.node.replaceChildren(...chips);
+    if (this._picker) {
+      this.node.append(this._picker);
+    }
     this.setHidden(chips.length === 0);
   }
+
+  private _variablesButton(): HTMLElement {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'jp-AgentPanel-chip jp-AgentPanel-variablesButton';
+    button.dataset.action = 'list-variables';
+    button.textContent = this._trans.__('Variables…');
+    button.title = this._trans.__(
+      "Choose variables of this notebook's kernel to send with your next message"
+    );
+    return button;
+  }
+
+  private _onVariablesAction(action: string): void {
+    const source = this._context.variablesSource;
+    if (action === 'list-variables' && source) {
+      this._showPicker(this._trans.__('Listing the kernel variables…'));
+      const asked = (this._asked = source.list());
+      asked.then(
+        listing => asked === this._asked && this._showListing(listing),
+        error => asked === this._asked && this._showPicker(errorMessage(error))
+      );
+    } else if (action === 'attach-variables' && this._listing) {
+      const checked = new Set(
+        Array.from(
+          this._picker!.querySelectorAll<HTMLInputElement>('input:checked')
+        ).map(input => input.value)
+      );
+      const chosen = this._listing.variables.filter(v => checked.has(v.name));
+      if (chosen.length > 0) {
+        this._context.attach(variablesAttachment(this._listing.source, chosen));
+      }
+      this._closePicker();
+    } else if (action === 'close-variables') {
+      this._closePicker();
+    }
+  }
+
+  /** The picker with only a line of text (listing, or why it could not). */
+  private _showPicker(text: string): void {
+    this._listing = null;
+    const picker = this._newPicker();
+    const line = document.createElement('div');
+    line.className = 'jp-AgentPanel-variablesNote';
+    line.textContent = text;
+    picker.append(line, this._pickerButton('close-variables', 'Close'));
+    this._render();
+  }
+
+  /** One checkbox per variable: its name, type, shape or length and dtypes. */
+  private _showListing(listing: IVariablesListing): void {
+    const trans = this._trans;
+    this._listing = listing;
+    const picker = this._newPicker();
+    const list = document.createElement('ul');
+    for (const variable of listing.variables) {
+      const item = document.createElement('li');
+      const label = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.value = variable.name;
+      const name = document.createElement('code');
+      name.textContent = variable.name;
+      const facts = [variable.type];
+      if (variable.shape) {
+        facts.push(variable.shape.join('×'));
+      } else if (variable.length !== undefined) {
+        facts.push(trans.__('length %1', variable.length));
+      }
+      if (variable.dtypes) {
+        facts.push(
+          Object.entries(variable.dtypes)
+            .map(([column, dtype]) => `${column}: ${dtype}`)
+            .join(', ')
+        );
+      } else if (variable.dtype) {
+        facts.push(variable.dtype);
+      }
+      const details = document.createElement('span');
+      details.className = 'jp-AgentPanel-variableFacts';
+      details.textContent = facts.join(' · ');
+      label.append(box, name, details);
+      item.append(label);
+      list.append(item);
+    }
+    if (listing.variables.length === 0) {
+      const empty = document.createElement('li');
+      empty.textContent = trans.__('The kernel has no user variables.');
+      list.append(empty);
+    }
+    picker.append(list);
+    if (listing.omitted.length > 0) {
+      const note = document.createElement('div');
+      note.className = 'jp-AgentPanel-variablesNote';
+      note.textContent = trans.__(
+        'Left out: %1',
+        listing.omitted.map(o => `${o.name} (${o.reason})`).join(', ')
+      );
+      picker.append(note);
+    }
+    picker.append(
+      this._pickerButton('attach-variables', 'Attach'),
+      this._pickerButton('close-variables', 'Cancel')
+    );
+    this._render();
+  }
+
+  private _newPicker(): HTMLElement {
+    const picker = document.createElement('div');
+    picker.className = 'jp-AgentPanel-variablesPicker';
+    picker.setAttribute('role', 'group');
+    picker.setAttribute('aria-label', this._trans.__('Kernel variables'));
+    this._picker = picker;
+    return picker;
+  }
+
+  private _pickerButton(action: string, label: 'Attach' | 'Cancel' | 'Close') {
+    const words = {
+      Attach: this._trans.__('Attach'),
+      Cancel: this._trans.__('Cancel'),
+      Close: this._trans.__('Close')
+    };
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'jp-Button jp-mod-styled';
+    button.dataset.action = action;
+    button.textContent = words[label];
+    return button;
+  }
+
+  private _closePicker(): void {
+    this._picker = null;
+    this._listing = null;
+    this._asked = null;
+    this._render();
+  }
+
+  private _picker: HTMLElement | null = null;
+  private _listing: IVariablesListing | null = null;
+  private _asked: Promise<IVariablesListing> | null = null;
 
   private _chip(words: IContextWords, included: boolean): HTMLElement {
     const trans = this._trans;
