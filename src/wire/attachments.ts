@@ -8,7 +8,7 @@ import { capSelection, type IDocumentRef } from './context';
 import { isObject } from './json';
 import type { ITurnContext } from './turn';
 
-/** What an attachment is; the agent is told in these words (§6.2). */
+/** What an attachment is; the agent is told in these words (docs/protocol.md §6.2). */
 export type AttachmentKind = 'error' | 'output' | 'image' | 'variables';
 
 export const ATTACHMENT_KINDS: readonly AttachmentKind[] = [

@@ -4,7 +4,8 @@
  * error", "Ask the agent about this") or offered after a cell failed, and
  * what the agent receives: the `echo` graph answers with the message and
  * the context block the server appends (docs/protocol.md §6.2); the
- * stateless AG-UI server records the `RunAgentInput` it got (§8.3).
+ * stateless AG-UI server records the `RunAgentInput` it got
+ * (docs/protocol.md §8.3).
  */
 import * as path from 'path';
 
@@ -52,10 +53,7 @@ async function fromOutputMenu(
   item: string
 ): Promise<void> {
   const cell = (await page.notebook.getCellLocator(index))!;
-  await cell
-    .locator('.jp-OutputArea-child')
-    .first()
-    .click({ button: 'right' });
+  await cell.locator('.jp-OutputArea-child').first().click({ button: 'right' });
   await page.getByRole('menuitem', { name: item, exact: true }).click();
 }
 
@@ -209,7 +207,9 @@ test.describe('an image output, against an AG-UI agent that takes images', () =>
       {
         type: 'image',
         source: { type: 'data', value: PIXEL, mimeType: 'image/png' },
-        metadata: { source: expect.stringMatching(/^cell 1 of .*image\.ipynb$/) }
+        metadata: {
+          source: expect.stringMatching(/^cell 1 of .*image\.ipynb$/)
+        }
       }
     ]);
     // The image is not repeated as a context entry.

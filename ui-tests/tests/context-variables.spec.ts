@@ -1,8 +1,8 @@
 /**
  * Live kernel variables as context, in a real JupyterLab with a real kernel:
  * after `%load_ext jupyterlab_agent_panel`, the "Variables…" chip lists the
- * kernel's user variables (asked over the agent_panel comm, docs/protocol.md
- * §7.6) while the message goes to the `echo` graph over HTTP; the echo shows
+ * kernel's user variables (asked over the agent_panel comm,
+ * docs/protocol.md §7.6) while the message goes to the `echo` graph over HTTP; the echo shows
  * what the agent received. The user's namespace is compared before and after.
  */
 import * as path from 'path';
