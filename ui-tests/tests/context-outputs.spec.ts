@@ -19,6 +19,7 @@ import {
   lastTurn,
   openPanel,
   PLUGIN_ID,
+  runCode,
   startAguiTestServer,
   waitIdle,
   widenPanel
@@ -31,20 +32,6 @@ const PIXEL =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const PIXEL_BYTES = Buffer.from(PIXEL, 'base64').length;
 const SHOW_PIXEL = `from IPython.display import Image, display\nimport base64\ndisplay(Image(data=base64.b64decode("${PIXEL}")))`;
-
-/** Put `source` in cell `index` and run it until it finishes. */
-async function runCode(
-  page: IJupyterLabPageFixture,
-  index: number,
-  source: string
-): Promise<void> {
-  if (index >= (await page.notebook.getCellCount())) {
-    await page.notebook.addCell('code', source);
-  } else {
-    await page.notebook.setCell(index, 'code', source);
-  }
-  await page.notebook.runCell(index, { wait: true });
-}
 
 /** Right-click the first output of cell `index` and choose `item`. */
 async function fromOutputMenu(

@@ -13,6 +13,7 @@ import {
   graphEndpoint,
   lastTurn,
   openPanel,
+  runCode,
   waitIdle,
   widenPanel
 } from './review-panel-helpers';
@@ -27,12 +28,7 @@ async function run(
   index: number,
   source: string
 ): Promise<string> {
-  if (index >= (await page.notebook.getCellCount())) {
-    await page.notebook.addCell('code', source);
-  } else {
-    await page.notebook.setCell(index, 'code', source);
-  }
-  await page.notebook.runCell(index, { wait: true });
+  await runCode(page, index, source);
   return (await page.notebook.getCellTextOutput(index))?.join('') ?? '';
 }
 

@@ -135,3 +135,18 @@ export async function waitForUrl(url: string): Promise<void> {
   }
   throw new Error(`${url} did not come up`);
 }
+
+/** Put `source` in cell `index` and run it (`wait`: until it finishes). */
+export async function runCode(
+  page: IJupyterLabPageFixture,
+  index: number,
+  source: string,
+  wait = true
+): Promise<void> {
+  if (index >= (await page.notebook.getCellCount())) {
+    await page.notebook.addCell('code', source);
+  } else {
+    await page.notebook.setCell(index, 'code', source);
+  }
+  await page.notebook.runCell(index, { wait });
+}

@@ -13,6 +13,7 @@ import {
   chipWords,
   type IContextWords
 } from '../common/context-text';
+import { checkedNames, listingPicker, notePicker } from './variables-picker';
 
 /**
  * Chips above the composer for the context the next message takes: the
@@ -150,11 +151,7 @@ export class ContextChipsView extends Widget {
         error => asked === this._asked && this._showPicker(errorMessage(error))
       );
     } else if (action === 'attach-variables' && this._listing) {
-      const checked = new Set(
-        Array.from(
-          this._picker!.querySelectorAll<HTMLInputElement>('input:checked')
-        ).map(input => input.value)
-      );
+      const checked = checkedNames(this._picker!);
       const chosen = this._listing.variables.filter(v => checked.has(v.name));
       if (chosen.length > 0) {
         this._context.attach(variablesAttachment(this._listing.source, chosen));
@@ -168,93 +165,14 @@ export class ContextChipsView extends Widget {
   /** The picker with only a line of text (listing, or why it could not). */
   private _showPicker(text: string): void {
     this._listing = null;
-    const picker = this._newPicker();
-    const line = document.createElement('div');
-    line.className = 'jp-AgentPanel-variablesNote';
-    line.textContent = text;
-    picker.append(line, this._pickerButton('close-variables', 'Close'));
+    this._picker = notePicker(text, this._trans);
     this._render();
   }
 
-  /** One checkbox per variable: its name, type, shape or length and dtypes. */
   private _showListing(listing: IVariablesListing): void {
-    const trans = this._trans;
     this._listing = listing;
-    const picker = this._newPicker();
-    const list = document.createElement('ul');
-    for (const variable of listing.variables) {
-      const item = document.createElement('li');
-      const label = document.createElement('label');
-      const box = document.createElement('input');
-      box.type = 'checkbox';
-      box.value = variable.name;
-      const name = document.createElement('code');
-      name.textContent = variable.name;
-      const facts = [variable.type];
-      if (variable.shape) {
-        facts.push(variable.shape.join('×'));
-      } else if (variable.length !== undefined) {
-        facts.push(trans.__('length %1', variable.length));
-      }
-      if (variable.dtypes) {
-        facts.push(
-          Object.entries(variable.dtypes)
-            .map(([column, dtype]) => `${column}: ${dtype}`)
-            .join(', ')
-        );
-      } else if (variable.dtype) {
-        facts.push(variable.dtype);
-      }
-      const details = document.createElement('span');
-      details.className = 'jp-AgentPanel-variableFacts';
-      details.textContent = facts.join(' · ');
-      label.append(box, name, details);
-      item.append(label);
-      list.append(item);
-    }
-    if (listing.variables.length === 0) {
-      const empty = document.createElement('li');
-      empty.textContent = trans.__('The kernel has no user variables.');
-      list.append(empty);
-    }
-    picker.append(list);
-    if (listing.omitted.length > 0) {
-      const note = document.createElement('div');
-      note.className = 'jp-AgentPanel-variablesNote';
-      note.textContent = trans.__(
-        'Left out: %1',
-        listing.omitted.map(o => `${o.name} (${o.reason})`).join(', ')
-      );
-      picker.append(note);
-    }
-    picker.append(
-      this._pickerButton('attach-variables', 'Attach'),
-      this._pickerButton('close-variables', 'Cancel')
-    );
+    this._picker = listingPicker(listing, this._trans);
     this._render();
-  }
-
-  private _newPicker(): HTMLElement {
-    const picker = document.createElement('div');
-    picker.className = 'jp-AgentPanel-variablesPicker';
-    picker.setAttribute('role', 'group');
-    picker.setAttribute('aria-label', this._trans.__('Kernel variables'));
-    this._picker = picker;
-    return picker;
-  }
-
-  private _pickerButton(action: string, label: 'Attach' | 'Cancel' | 'Close') {
-    const words = {
-      Attach: this._trans.__('Attach'),
-      Cancel: this._trans.__('Cancel'),
-      Close: this._trans.__('Close')
-    };
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'jp-Button jp-mod-styled';
-    button.dataset.action = action;
-    button.textContent = words[label];
-    return button;
   }
 
   private _closePicker(): void {
