@@ -16,6 +16,7 @@ import {
   WorkspaceContextSource
 } from '../notebook/workspace-context';
 import { outputAtNode } from '../notebook/output-context';
+import { ContextChipsView } from '../panel/composer/context-chips';
 import { attachmentWords, contextRecord } from '../panel/common/context-text';
 import {
   ATTACHMENT_LIMIT,
@@ -342,5 +343,95 @@ describe('the composer attaches, offers and resets', () => {
       text: 'first'
     });
     expect(outputAtNode(document.createElement('div'), [panel])).toBe(null);
+  });
+});
+
+describe('the Variables… chip', () => {
+  const listing = {
+    source: 'n/a.ipynb',
+    omitted: [{ name: 'slow', reason: 'the listing took longer than 2 s' }],
+    variables: [
+      {
+        name: 'df',
+        type: 'pandas.DataFrame',
+        shape: [2, 2],
+        dtypes: { city: 'str', people: 'float64' },
+        text: 'df: pandas.DataFrame\n  shape: [2, 2]'
+      },
+      { name: 'n', type: 'int', text: 'n: int\n  repr: 5' }
+    ]
+  };
+
+  function chipsView(list: () => Promise<typeof listing>) {
+    const context = new ComposerContext();
+    const changed = new Signal<any, void>({});
+    context.setSource({
+      changed,
+      isDisposed: false,
+      dispose: () => undefined,
+      snapshot: () => ({
+        directory: null,
+        // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+        document: { path: 'n/a.ipynb', title: 'a.ipynb', kind: 'notebook' },
+        selection: null
+      })
+    });
+    context.variablesSource = { list };
+    const view = new ContextChipsView(context, trans);
+    Widget.attach(view, document.body);
+    const click = (selector: string) =>
+      view.node.querySelector<HTMLElement>(selector)!.click();
+    return { context, view, click };
+  }
+
+  it('lists the variables with their facts and attaches the ticked ones', async () => {
+    const { context, view, click } = chipsView(() => Promise.resolve(listing));
+    click('[data-action="list-variables"]');
+    await Promise.resolve();
+    await Promise.resolve();
+    const items = Array.from(view.node.querySelectorAll('li')).map(
+      li => li.textContent
+    );
+    expect(items).toEqual([
+      'dfpandas.DataFrame · 2×2 · city: str, people: float64',
+      'nint'
+    ]);
+    expect(
+      view.node.querySelector('.jp-AgentPanel-variablesNote')?.textContent
+    ).toBe('Left out: slow (the listing took longer than 2 s)');
+    view.node.querySelector<HTMLInputElement>('input[value="df"]')!.checked =
+      true;
+    click('[data-action="attach-variables"]');
+    expect(context.current()?.attachments).toEqual([
+      {
+        kind: 'variables',
+        source: 'n/a.ipynb',
+        text: 'df: pandas.DataFrame\n  shape: [2, 2]'
+      }
+    ]);
+    expect(
+      view.node.querySelector('[data-kind="variables"]')?.textContent
+    ).toBe('Variablesdf×');
+    expect(view.node.querySelector('.jp-AgentPanel-variablesPicker')).toBe(
+      null
+    );
+    view.dispose();
+    context.dispose();
+  });
+
+  it('says why the kernel could not list them', async () => {
+    const { view, click } = chipsView(() =>
+      Promise.reject(new Error('Run %load_ext jupyterlab_agent_panel …'))
+    );
+    click('[data-action="list-variables"]');
+    await new Promise(resolve => setTimeout(resolve, 0));
+    expect(
+      view.node.querySelector('.jp-AgentPanel-variablesNote')?.textContent
+    ).toBe('Run %load_ext jupyterlab_agent_panel …');
+    click('[data-action="close-variables"]');
+    expect(view.node.querySelector('.jp-AgentPanel-variablesPicker')).toBe(
+      null
+    );
+    view.dispose();
   });
 });

@@ -11,9 +11,9 @@ import * as path from 'path';
 
 import { expect, galata, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Locator } from '@playwright/test';
 import type { ChildProcess } from 'child_process';
 import {
+  contextChip as chip,
   freePort,
   graphEndpoint,
   lastTurn,
@@ -42,10 +42,6 @@ async function fromOutputMenu(
   const cell = (await page.notebook.getCellLocator(index))!;
   await cell.locator('.jp-OutputArea-child').first().click({ button: 'right' });
   await page.getByRole('menuitem', { name: item, exact: true }).click();
-}
-
-function chip(panel: Locator, kind: string): Locator {
-  return panel.locator(`.jp-AgentPanel-chip[data-kind="${kind}"]`);
 }
 
 test.describe('outputs and errors, against the echo graph', () => {

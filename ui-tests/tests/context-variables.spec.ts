@@ -10,6 +10,7 @@ import * as path from 'path';
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import {
+  contextChip,
   graphEndpoint,
   lastTurn,
   openPanel,
@@ -63,7 +64,7 @@ test.describe('kernel variables, against the echo graph', () => {
     await page.sidebar.close('left');
     await page.screenshot({ path: path.join(IMAGES, 'context-variables.png') });
     await picker.getByRole('button', { name: 'Attach' }).click();
-    const chip = panel.locator('.jp-AgentPanel-chip[data-kind="variables"]');
+    const chip = contextChip(panel, 'variables');
     await expect(chip).toHaveText('Variablesdf×');
 
     const input = panel.locator('.jp-AgentPanel-input');

@@ -50,6 +50,11 @@ export async function send(panel: Locator, text: string): Promise<void> {
   await expect(panel.locator('.jp-AgentPanel-user').last()).toHaveText(text);
 }
 
+/** The context chip of `kind` above the message box (`directory`, `error`, `variables`…). */
+export function contextChip(panel: Locator, kind: string): Locator {
+  return panel.locator(`.jp-AgentPanel-chip[data-kind="${kind}"]`);
+}
+
 /** The latest assistant turn. */
 export function lastTurn(panel: Locator): Locator {
   return panel.locator('.jp-AgentPanel-turn').last();
