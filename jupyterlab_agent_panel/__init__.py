@@ -49,3 +49,15 @@ def notebook_tools():
     from .nbtools import notebook_tools as _notebook_tools
 
     return _notebook_tools()
+
+
+def describe_variable(name: str) -> str:
+    """What the kernel's variable ``name`` holds: type, shape or length, a DataFrame's dtypes
+    and ``head()``, a short repr; capped in time and size, never changing the variable.
+
+    A tool for a graph served in the kernel: ``create_agent(model, tools=[describe_variable])``
+    (docs/protocol.md §7.6).
+    """
+    from .variables import describe_variable as _describe_variable
+
+    return _describe_variable(name)

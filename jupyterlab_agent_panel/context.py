@@ -17,6 +17,17 @@ from typing import Any, Mapping, Optional
 
 CONTEXT_FIELDS = ("current_directory", "focused_widget", "selected_text", "selection_metadata")
 SELECTION_LIMIT = 2000
+# Attached outputs, errors and variables (docs/protocol.md §6.2): at most this many,
+# each cut to ATTACHMENT_LIMIT characters as the panel already cut it.
+ATTACHMENT_LIMIT = 4000
+MAX_ATTACHMENTS = 20
+# How each kind reads in the prompt, before its source ("cell 3 of a.ipynb").
+ATTACHMENT_KINDS = {
+    "error": "the error output of",
+    "output": "the output of",
+    "image": "an image output of",
+    "variables": "variables in the kernel of",
+}
 
 # `selection_metadata` values the panel sends, and how each reads in the prompt.
 _SELECTION_PLACES = (
@@ -44,9 +55,48 @@ def message_with_context(message: str, context: Optional[Mapping[str, Any]]) -> 
     selected = _text(context.get("selected_text"))
     if selected:
         lines.append(_selection_lines(selected, _text(context.get("selection_metadata"))))
+    for attachment in context.get("attachments") or []:
+        lines.append(_attachment_lines(attachment))
     if not lines:
         return message
     return message + "\n\n" + "\n".join(lines)
+
+
+def attachments_problem(value: Any) -> Optional[str]:
+    """Why ``value`` is not a valid ``attachments`` field, or None when it is (or is absent)."""
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        return "attachments must be a list"
+    if len(value) > MAX_ATTACHMENTS:
+        return f"attachments holds {len(value)} entries, at most {MAX_ATTACHMENTS} are accepted"
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            return f"attachments[{i}] must be an object"
+        if item.get("kind") not in ATTACHMENT_KINDS:
+            return f"attachments[{i}].kind must be one of {', '.join(ATTACHMENT_KINDS)}"
+        for key in ("source", "text"):
+            if not isinstance(item.get(key), str):
+                return f"attachments[{i}].{key} must be a string"
+    return None
+
+
+def _attachment_lines(attachment: Mapping[str, str]) -> str:
+    text = _capped(attachment["text"], ATTACHMENT_LIMIT)
+    what = ATTACHMENT_KINDS[attachment["kind"]]
+    return f"User has attached {what} {attachment['source'].strip()}:\n{_fenced(text)}"
+
+
+def _capped(text: str, limit: int) -> str:
+    hidden = len(text) - limit
+    return text if hidden <= 0 else text[:limit] + f"\n… (truncated, {hidden} more characters)"
+
+
+def _fenced(text: str) -> str:
+    # A fence longer than any backtick run inside keeps Markdown in the text intact.
+    longest_run = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest_run + 1)
+    return f"{fence}\n{text}\n{fence}"
 
 
 def _text(value: Any) -> str:
@@ -59,16 +109,11 @@ def _looks_like_file(focused: str) -> bool:
 
 
 def _selection_lines(selected: str, metadata: str) -> str:
-    hidden = len(selected) - SELECTION_LIMIT
-    if hidden > 0:
-        selected = selected[:SELECTION_LIMIT] + f"\n… (truncated, {hidden} more characters)"
+    selected = _capped(selected, SELECTION_LIMIT)
     place = ""
     for pattern, template in _SELECTION_PLACES:
         match = pattern.fullmatch(metadata)
         if match:
             place = " " + template.format(match.group(1))
             break
-    # A fence longer than any backtick run inside keeps selected Markdown intact.
-    longest_run = max((len(run) for run in re.findall(r"`+", selected)), default=0)
-    fence = "`" * max(3, longest_run + 1)
-    return f"User has selected the following text{place}:\n{fence}\n{selected}\n{fence}"
+    return f"User has selected the following text{place}:\n{_fenced(selected)}"

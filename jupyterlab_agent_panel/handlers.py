@@ -49,7 +49,7 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
-from .context import CONTEXT_FIELDS, message_with_context
+from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
 from .conversation_handlers import conversation_routes
 from .decisions import decision_shape_problem
 from .json_limits import length_problem
@@ -171,7 +171,7 @@ class ChatHandler(TurnHandler):
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
         """``{message, thread_id, current_directory?, focused_widget?, selected_text?,
-        selection_metadata?}`` → SSE; the context fields go into the message text.
+        selection_metadata?, attachments?}`` → SSE; the context fields go into the message text.
         409 while another turn runs on ``thread_id``."""
         try:
             host = self.agent_host(agent)
@@ -179,6 +179,10 @@ class ChatHandler(TurnHandler):
             message = required_string(body, "message", "Message is required")
             thread_id = thread_id_of(body)
             context = optional_strings(body, CONTEXT_FIELDS)
+            problem = attachments_problem(body.get("attachments"))
+            if problem is not None:
+                raise bad_request(problem)
+            context["attachments"] = body.get("attachments")
             await self.run_turn(host, thread_id, message_with_context(message, context))
         except Rejected as rejected:
             self.reply_rejected(rejected)

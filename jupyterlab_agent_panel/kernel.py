@@ -17,13 +17,14 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Optional
 
-from .context import CONTEXT_FIELDS, message_with_context
+from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
 from .decisions import decision_shape_problem
 from .graph import LoadedAgent, load_agent
 from .json_limits import DEFAULT_MAX_BODY_BYTES, json_problem, length_problem
 from .kernel_output import OutputCapture, TurnOutput
 from .kernel_turns import Turn
 from .turn_driver import TurnRequest
+from .variables import describe_text, summarise_variables
 from .worker_loop import WorkerLoop
 
 logger = logging.getLogger(__name__)
@@ -213,9 +214,28 @@ class AgentPanelServer:
             self._cancel(_id(data, "turn_id"))
         elif kind == "health":
             connection.send(self._hello())
+        elif kind == "variables":
+            self._variables(connection, _id(data, "request_id"), _optional_names(data))
         else:
-            expected = "start_turn, resume, cancel or health"
+            expected = "start_turn, resume, cancel, health or variables"
             raise _Rejected("unknown_type", f"unknown message type {kind!r}; expected {expected}")
+
+    def _variables(self, connection: _Connection, request_id: str, names: Optional[list]) -> None:
+        """Answer with the user variables' summaries (docs/protocol.md §7.6), computed on a thread
+        of their own so the handler returns at once; the reply goes out in this message's context."""
+        context = contextvars.copy_context()
+
+        def answer() -> None:
+            shell = _shell()
+            namespace = shell.user_ns if shell is not None else {}
+            hidden = shell.user_ns_hidden if shell is not None else ()
+            result = summarise_variables(namespace, names, hidden=hidden)
+            # What the agent reads of each, worded here once for every transport.
+            for summary in result["variables"]:
+                summary["text"] = describe_text(summary)
+            _send_safely(connection.send, {"type": "variables", "request_id": request_id, **result})
+
+        threading.Thread(target=context.run, args=(answer,), name="agent-panel-variables", daemon=True).start()
 
     # -- turns ------------------------------------------------------------------
 
@@ -311,6 +331,19 @@ def _id(data: dict, field: str) -> str:
     return value
 
 
+def _optional_names(data: dict) -> Optional[list]:
+    names = data.get("names")
+    if names is not None and not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+        raise _Rejected("bad_request", "field 'names' must be a list of strings")
+    return names
+
+
+def _shell() -> Any:
+    from IPython import get_ipython
+
+    return get_ipython()
+
+
 def _optional_context(data: dict) -> Optional[dict]:
     context = data.get("context")
     if context is None:
@@ -320,6 +353,9 @@ def _optional_context(data: dict) -> Optional[dict]:
     for field in CONTEXT_FIELDS:
         if context.get(field) is not None and not isinstance(context[field], str):
             raise _Rejected("bad_request", f"field 'context.{field}' must be a string")
+    problem = attachments_problem(context.get("attachments"))
+    if problem is not None:
+        raise _Rejected("bad_request", f"field 'context': {problem}")
     return context
 
 

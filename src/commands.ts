@@ -4,3 +4,9 @@ export namespace CommandIDs {
   export const focusComposer = 'agent-panel:focus-composer';
   export const testConnection = 'agent-panel:test-connection';
 }
+
+/** Commands of a notebook output's context menu (not in the palette: they read the click). */
+export namespace OutputCommandIDs {
+  export const askAboutOutput = 'agent-panel:ask-about-output';
+  export const explainError = 'agent-panel:explain-error';
+}

@@ -6,6 +6,9 @@ state the run starts from, `tools` what the client offers, `resume` the answers
 to the interrupts of the previous run. Events are written with ag-ui-protocol's
 `EventEncoder`. `POST /` runs; `GET /` is not a route (405, as the reference SDK
 servers answer), `GET /_inputs` lists the inputs received so far, for the tests.
+With `--multimodal`, `GET /` answers the health the panel reads, declaring that
+the agent takes images (`capabilities.multimodal.input.image`), so the panel
+sends image outputs as image parts.
 
 What a run does, by the input:
 
@@ -209,7 +212,7 @@ class Run:
         return "unknown"
 
 
-def build_app(run_class: type[Run] = Run) -> FastAPI:
+def build_app(run_class: type[Run] = Run, multimodal: bool = False) -> FastAPI:
     """The app whose runs are ``run_class``'s events (``Run``: this module's scripted answers)."""
     app = FastAPI()
     app.add_middleware(
@@ -235,6 +238,13 @@ def build_app(run_class: type[Run] = Run) -> FastAPI:
     async def received():
         return inputs
 
+    if multimodal:
+
+        @app.get("/")
+        async def health():
+            capabilities = {"multimodal": {"input": {"image": True}}}
+            return {"status": "ok", "agent": {"name": "Multimodal test agent"}, "capabilities": capabilities}
+
     return app
 
 
@@ -242,8 +252,10 @@ def main(run_class: type[Run] = Run, description: str = __doc__) -> None:
     parser = argparse.ArgumentParser(description=description.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--multimodal", action="store_true", help="declare that the agent takes images")
     args = parser.parse_args()
-    uvicorn.run(build_app(run_class), host=args.host, port=args.port, log_level="warning")
+    app = build_app(run_class, multimodal=args.multimodal)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

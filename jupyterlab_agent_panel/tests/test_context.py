@@ -3,7 +3,13 @@ import pytest
 from langstage_core.demo._context import user_text
 
 from helpers import PANEL_CAPPED, PANEL_CONTEXT_FORMS, graph_spec, text_of
-from jupyterlab_agent_panel.context import SELECTION_LIMIT, message_with_context
+from jupyterlab_agent_panel.context import (
+    ATTACHMENT_LIMIT,
+    MAX_ATTACHMENTS,
+    SELECTION_LIMIT,
+    attachments_problem,
+    message_with_context,
+)
 
 FULL_CONTEXT = {
     "current_directory": "notes",
@@ -83,6 +89,51 @@ def test_langstage_demo_strips_exactly_the_block(context):
     assert user_text(message_with_context(message, context)) == message
 
 
+ERROR_ATTACHMENT = {
+    "kind": "error",
+    "source": "cell 2 of notes/analysis.ipynb",
+    "text": "ZeroDivisionError: division by zero\n----> 1 y = x / 0",
+}
+
+
+def test_attachments_follow_the_selection_each_saying_where_it_came_from():
+    image = {"kind": "image", "source": "cell 1 of a.ipynb", "text": "[image output: image/png, 70 bytes]"}
+    block = message_with_context("m", {"selected_text": "s", "attachments": [ERROR_ATTACHMENT, image]})
+
+    assert block == (
+        "m\n\nUser has selected the following text:\n```\ns\n```"
+        "\nUser has attached the error output of cell 2 of notes/analysis.ipynb:"
+        "\n```\nZeroDivisionError: division by zero\n----> 1 y = x / 0\n```"
+        "\nUser has attached an image output of cell 1 of a.ipynb:\n```\n[image output: image/png, 70 bytes]\n```"
+    )
+
+
+def test_a_long_attachment_is_cut_to_its_limit():
+    text = "x" * (ATTACHMENT_LIMIT + 3)
+    block = message_with_context("m", {"attachments": [{"kind": "output", "source": "s", "text": text}]})
+
+    assert block.endswith("x" * ATTACHMENT_LIMIT + "\n… (truncated, 3 more characters)\n```")
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (None, None),
+        ([ERROR_ATTACHMENT], None),
+        ("x", "attachments must be a list"),
+        (
+            [ERROR_ATTACHMENT] * (MAX_ATTACHMENTS + 1),
+            f"attachments holds 21 entries, at most {MAX_ATTACHMENTS} are accepted",
+        ),
+        (["x"], "attachments[0] must be an object"),
+        ([{**ERROR_ATTACHMENT, "kind": 1}], "attachments[0].kind must be one of error, output, image, variables"),
+        ([{**ERROR_ATTACHMENT, "source": None}], "attachments[0].source must be a string"),
+    ],
+)
+def test_attachments_are_checked(value, problem):
+    assert attachments_problem(value) == problem
+
+
 class TestEchoAllSeesTheBlock:
     @pytest.fixture
     def agent_panel_config(self):
@@ -92,6 +143,15 @@ class TestEchoAllSeesTheBlock:
         frames = await run_turn("chat", {"message": "hello", "thread_id": "t", **FULL_CONTEXT})
 
         assert text_of(frames) == "echo: hello" + FULL_BLOCK
+
+    async def test_attachments_arrive_after_the_context(self, run_turn):
+        body = {"message": "hello", "thread_id": "t-att", **FULL_CONTEXT, "attachments": [ERROR_ATTACHMENT]}
+        frames = await run_turn("chat", body)
+
+        assert text_of(frames) == (
+            "echo: hello" + FULL_BLOCK + "\nUser has attached the error output of cell 2 of notes/analysis.ipynb:"
+            "\n```\nZeroDivisionError: division by zero\n----> 1 y = x / 0\n```"
+        )
 
     @pytest.mark.parametrize(
         ("context", "block"), PANEL_CONTEXT_FORMS, ids=["editor-lines", "editor-line", "capped-selection"]

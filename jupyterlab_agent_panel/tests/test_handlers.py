@@ -160,6 +160,12 @@ async def test_threads_are_separate_conversations(run_turn):
         ("chat", {"message": 5, "thread_id": "t"}, "message must be a string"),
         ("chat", {"message": "hi"}, "thread_id is required"),
         ("chat", {"message": "hi", "thread_id": "t", "selected_text": ["x"]}, "selected_text must be a string"),
+        ("chat", {"message": "hi", "thread_id": "t", "attachments": {}}, "attachments must be a list"),
+        (
+            "chat",
+            {"message": "hi", "thread_id": "t", "attachments": [{"kind": "movie", "source": "s", "text": "t"}]},
+            "attachments[0].kind must be one of error, output, image, variables",
+        ),
         ("resume", {"decisions": []}, "thread_id is required"),
         ("resume", {"thread_id": "t", "decisions": {"type": "approve"}}, "decisions must be a list"),
         (

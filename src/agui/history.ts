@@ -7,7 +7,7 @@
  * Reasoning is not kept from the stream (its ids can differ from the
  * snapshot's); activity messages are kept for the panel but never sent.
  */
-import type { Message } from '@ag-ui/core';
+import type { Message, UserMessage } from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
 import { isObject, type JsonObject } from '../wire/json';
 
@@ -61,8 +61,8 @@ export class AguiHistory {
     }
   }
 
-  addUser(id: string, content: string): void {
-    this._append({ id, role: 'user', content });
+  addUser(id: string, content: UserMessage['content']): void {
+    this._append({ id, role: 'user', content } as HistoryMessage);
   }
 
   /** `TEXT_MESSAGE_START` of an assistant message (reopening one is allowed). */

@@ -6,6 +6,7 @@
  * resumes on both channels.
  */
 import type {
+  ContentPart,
   Context,
   PROTOCOL_VERSION,
   ResumeEntry,
@@ -13,8 +14,10 @@ import type {
   Tool
 } from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
+import type { IContextAttachment } from '../wire/attachments';
 import { type IProblem, problem } from '../wire/problem';
 import type {
+  ContextTextField,
   HistoryMode,
   IClientToolResult,
   IReviewAnswer,
@@ -28,11 +31,19 @@ import type { AguiThread, IOpenInterrupt } from './thread';
 const PROTOCOL: typeof PROTOCOL_VERSION = '1.0';
 
 /** How each workspace-context field is described to the agent. */
-const CONTEXT_DESCRIPTIONS: Record<keyof ITurnContext, string> = {
+const CONTEXT_DESCRIPTIONS: Record<ContextTextField, string> = {
   current_directory: 'The current directory in JupyterLab',
   focused_widget: 'The JupyterLab document or panel the user is looking at',
   selected_text: 'The text the user has selected',
   selection_metadata: 'Where the selected text comes from'
+};
+
+/** How each kind of attachment is described to the agent, before its source. */
+const ATTACHMENT_DESCRIPTIONS: Record<IContextAttachment['kind'], string> = {
+  error: 'The error output of',
+  output: 'The output of',
+  image: 'An image output of',
+  variables: 'Variables in the kernel of'
 };
 
 /** A run's input, and a note for the user about it. */
@@ -53,16 +64,20 @@ export function runInput(
   request: TurnRequest,
   thread: AguiThread,
   history: HistoryMode = 'full',
-  offerTools = true
+  offerTools = true,
+  acceptsImages = false
 ): IRunInput {
   const tools = offerTools ? (request.tools ?? []) : [];
   thread.offeredTools = new Set(tools.map(tool => tool.name));
   const added = addToolResults(thread, request.toolResults ?? []);
   if (request.kind === 'chat') {
     const id = UUID.uuid4();
-    thread.history.addUser(id, request.message);
+    thread.history.addUser(
+      id,
+      userContent(request.message, request.context, acceptsImages)
+    );
     added.push(id);
-    thread.context = contextEntries(request.context);
+    thread.context = contextEntries(request.context, acceptsImages);
   }
   const messages =
     history === 'full'
@@ -217,15 +232,55 @@ function addToolResults(
   });
 }
 
-function contextEntries(context: ITurnContext | undefined): Context[] {
+/**
+ * The context entries of a chat message: the workspace fields, then one per
+ * attachment labelled with its source; an image the agent gets as a content
+ * part is left out here (docs/protocol.md §8.3).
+ */
+function contextEntries(
+  context: ITurnContext | undefined,
+  acceptsImages: boolean
+): Context[] {
   const entries: Context[] = [];
-  for (const key of Object.keys(
-    CONTEXT_DESCRIPTIONS
-  ) as (keyof ITurnContext)[]) {
+  for (const key of Object.keys(CONTEXT_DESCRIPTIONS) as ContextTextField[]) {
     const value = context?.[key];
     if (value) {
       entries.push({ description: CONTEXT_DESCRIPTIONS[key], value });
     }
   }
+  for (const attachment of context?.attachments ?? []) {
+    if (!(acceptsImages && attachment.image)) {
+      entries.push({
+        description: `${ATTACHMENT_DESCRIPTIONS[attachment.kind]} ${attachment.source}`,
+        value: attachment.text
+      });
+    }
+  }
   return entries;
+}
+
+/**
+ * The user message's content: its text, or, with images for an agent that
+ * declares it takes them (`capabilities.multimodal.input.image`), the text
+ * and one image part per image, as ag-ui-protocol 1.0 shapes them.
+ */
+function userContent(
+  message: string,
+  context: ITurnContext | undefined,
+  acceptsImages: boolean
+): string | ContentPart[] {
+  const images = acceptsImages
+    ? (context?.attachments ?? []).filter(attachment => attachment.image)
+    : [];
+  if (images.length === 0) {
+    return message;
+  }
+  return [
+    { type: 'text', text: message },
+    ...images.map(({ image, source }): ContentPart => ({
+      type: 'image',
+      source: { type: 'data', value: image!.data, mimeType: image!.mimeType },
+      metadata: { source }
+    }))
+  ];
 }

@@ -1,6 +1,7 @@
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type { Widget } from '@lumino/widgets';
+import { cellSource, lastError, outputAttachment } from '../wire/attachments';
 import {
   cellSelection,
   editorSelection,
@@ -23,14 +24,29 @@ export interface IEditorPort {
   getSelection(): IEditorRange;
 }
 
+/** The part of a cell widget read here. */
+export interface ICellPort {
+  readonly model: IEditorModelPort & {
+    /** A code cell's outputs (`IOutputAreaModel`), as nbformat JSON. */
+    readonly outputs?: { toJSON(): unknown[] };
+  };
+  /** Null until the cell is rendered. */
+  readonly editor: IEditorPort | null;
+}
+
 /** The part of a notebook widget's content (`Notebook`) read here. */
 export interface INotebookContentPort {
   readonly activeCellIndex: number;
-  readonly activeCell: {
-    readonly model: IEditorModelPort;
-    /** Null until the cell is rendered. */
-    readonly editor: IEditorPort | null;
-  } | null;
+  readonly activeCell: ICellPort | null;
+  /** Its cells, in order. */
+  readonly widgets?: readonly ICellPort[];
+}
+
+/** A cell that ran (`NotebookActions.executed`). */
+export interface IExecutedPort {
+  readonly notebook: unknown;
+  readonly cell: ICellPort;
+  readonly success: boolean;
 }
 
 export interface IWorkspaceContextOptions {
@@ -44,6 +60,8 @@ export interface IWorkspaceContextOptions {
     has(widget: Widget): boolean;
     readonly activeCellChanged: ISignal<any, any>;
   } | null;
+  /** Cells as they finish running (`NotebookActions.executed`). */
+  executed?: ISignal<any, IExecutedPort> | null;
   /** The default file browser, for the current directory. */
   fileBrowser?: {
     readonly model: {
@@ -61,10 +79,11 @@ export interface IWorkspaceContextOptions {
  */
 export class WorkspaceContextSource implements IContextSource, IDisposable {
   constructor(private readonly _options: IWorkspaceContextOptions) {
-    const { shell, notebooks, fileBrowser } = _options;
+    const { shell, notebooks, fileBrowser, executed } = _options;
     shell.currentChanged?.connect(this._onCurrent, this);
     notebooks?.activeCellChanged.connect(this._onCurrent, this);
     fileBrowser?.model.pathChanged.connect(this._emit, this);
+    executed?.connect(this._onExecuted, this);
     this._followEditor();
   }
 
@@ -79,10 +98,13 @@ export class WorkspaceContextSource implements IContextSource, IDisposable {
   snapshot(): IWorkspaceSnapshot {
     const { shell, fileBrowser } = this._options;
     const widget = shell.currentWidget;
+    const document = widget ? this._documentOf(widget) : null;
+    const offered = widget ? this._offeredError(widget, document!) : null;
     return {
       directory: fileBrowser ? fileBrowser.model.path : null,
-      document: widget ? this._documentOf(widget) : null,
-      selection: widget ? this._selectionOf(widget) : null
+      document,
+      selection: widget ? this._selectionOf(widget) : null,
+      ...(offered ? { offered: [offered] } : {})
     };
   }
 
@@ -91,10 +113,12 @@ export class WorkspaceContextSource implements IContextSource, IDisposable {
       return;
     }
     this._isDisposed = true;
-    const { shell, notebooks, fileBrowser } = this._options;
+    const { shell, notebooks, fileBrowser, executed } = this._options;
     shell.currentChanged?.disconnect(this._onCurrent, this);
     notebooks?.activeCellChanged.disconnect(this._onCurrent, this);
     fileBrowser?.model.pathChanged.disconnect(this._emit, this);
+    executed?.disconnect(this._onExecuted, this);
+    this._failed = null;
     this._followed?.selections.changed.disconnect(this._emit, this);
     this._followed = null;
     Signal.clearData(this);
@@ -130,6 +154,36 @@ export class WorkspaceContextSource implements IContextSource, IDisposable {
           editor.getSelection()
         )
       : null;
+  }
+
+  /**
+   * The error the active cell shows, else the one the cell run last in
+   * this notebook raised (running a cell moves on to the next one).
+   */
+  private _offeredError(widget: Widget, document: IDocumentRef) {
+    const notebook = this._notebookOf(widget);
+    if (!notebook) {
+      return null;
+    }
+    const failed =
+      this._failed?.notebook === notebook ? this._failed.cell : null;
+    for (const cell of [notebook.activeCell, failed]) {
+      const error = cell ? lastError(cell.model.outputs?.toJSON() ?? []) : null;
+      const index = cell ? (notebook.widgets?.indexOf(cell) ?? -1) : -1;
+      if (error && index >= 0) {
+        return outputAttachment(error, cellSource(index, document));
+      }
+    }
+    return null;
+  }
+
+  private _onExecuted(_: unknown, executed: IExecutedPort): void {
+    if (!executed.success) {
+      this._failed = { notebook: executed.notebook, cell: executed.cell };
+    } else if (this._failed?.cell === executed.cell) {
+      this._failed = null;
+    }
+    this._emit();
   }
 
   private _notebookOf(widget: Widget): INotebookContentPort | null {
@@ -168,6 +222,7 @@ export class WorkspaceContextSource implements IContextSource, IDisposable {
   }
 
   private _followed: IEditorModelPort | null = null;
+  private _failed: { notebook: unknown; cell: ICellPort } | null = null;
   private _isDisposed = false;
   private readonly _changed = new Signal<this, void>(this);
 }

@@ -3,9 +3,16 @@ import type {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
+import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IPanelSettings } from '../contracts/settings';
+import type { IVariablesSource } from '../model/conversation/composer-context';
 import { IAgentPanel } from '../tokens';
+// The context menu's commands exist from the start (the module is small,
+// and reads only src/wire).
+// eslint-disable-next-line jupyter/prefer-lazy-imports
+import { addOutputCommands } from './output-commands';
 import { whenPanelLoads } from './panel-loader';
 
 /**
@@ -16,17 +23,23 @@ import { whenPanelLoads } from './panel-loader';
 export const contextPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-agent-panel:context',
   description:
-    'Sends the current folder, the focused document and the selection (or active cell) with agent panel messages, shown as removable chips.',
+    'Sends the current folder, the focused document and the selection (or active cell) with agent panel messages, shown as removable chips; attaches notebook outputs and errors from their context menu.',
   autoStart: true,
   requires: [IAgentPanel],
-  optional: [INotebookTracker, IDefaultFileBrowser],
+  optional: [INotebookTracker, IDefaultFileBrowser, ITranslator],
   activate: (
     app: JupyterFrontEnd,
     agentPanel: IAgentPanel,
     notebooks: INotebookTracker | null,
-    fileBrowser: IDefaultFileBrowser | null
+    fileBrowser: IDefaultFileBrowser | null,
+    translator: ITranslator | null
   ): void => {
     const context = agentPanel.composerContext;
+    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    if (notebooks) {
+      addOutputCommands(app, agentPanel, notebooks, trans);
+      context.variablesSource = kernelVariables(notebooks, trans);
+    }
     const applySettings = (_: unknown, settings: IPanelSettings) => {
       context.defaults = settings.context;
     };
@@ -44,10 +57,31 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
           new WorkspaceContextSource({
             shell: app.shell,
             notebooks,
-            fileBrowser
+            fileBrowser,
+            executed: NotebookActions.executed
           })
         )
       );
     });
   }
 };
+
+/** The variables of the current notebook's kernel, asked over its `agent_panel` comm. */
+function kernelVariables(
+  notebooks: INotebookTracker,
+  trans: TranslationBundle
+): IVariablesSource {
+  return {
+    list: async () => {
+      const panel = notebooks.currentWidget;
+      const kernel = panel?.sessionContext.session?.kernel;
+      if (!panel || !kernel) {
+        throw new Error(trans.__('This notebook has no kernel running.'));
+      }
+      const { requestVariables } =
+        await import('../transport/kernel-variables');
+      const answer = await requestVariables(kernel, trans);
+      return { source: panel.context.path, ...answer };
+    }
+  };
+}

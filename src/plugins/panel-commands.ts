@@ -45,11 +45,26 @@ export function addPanelCommands(options: IPanelCommandsOptions): void {
     caption: trans.__(
       'Open the agent panel and put the cursor in its message box'
     ),
-    execute: async () => {
+    execute: async args => {
       show();
-      (await loader.load()).composer.focusInput();
+      const { composer } = await loader.load();
+      if (typeof args.text === 'string') {
+        composer.setDraft(args.text);
+      }
+      composer.focusInput();
     },
-    describedBy: NO_ARGS
+    describedBy: {
+      args: {
+        type: 'object',
+        properties: {
+          text: {
+            type: 'string',
+            description:
+              'Text to put in the message box, replacing what is there'
+          }
+        }
+      }
+    }
   });
   addTestConnectionCommand(options, show);
 

@@ -406,7 +406,7 @@ export class AgentChannel implements IDisposable {
  * subshells (`supported_features` of its kernel info lacks "kernel
  * subshells"; ipykernel 7 has them), or they are turned off for comms.
  */
-async function subshellProblem(
+export async function subshellProblem(
   kernel: ICommKernel,
   comm: Kernel.IComm
 ): Promise<'no-subshells' | 'comms-not-on-subshells' | null> {

@@ -65,7 +65,13 @@ export class AguiHttpTransport implements IAgentTransport {
         this._options,
         this._trans,
         thread,
-        runInput(request, thread, this._options.history, this._offersTools),
+        runInput(
+          request,
+          thread,
+          this._options.history,
+          this._offersTools,
+          this._acceptsImages
+        ),
         sink
       )
     );
@@ -110,6 +116,12 @@ export class AguiHttpTransport implements IAgentTransport {
     const tools = isObject(capabilities?.tools) ? capabilities.tools : {};
     // An agent that declares it takes no client tools is offered none.
     this._offersTools = tools.clientProvided !== false;
+    // Images go as content parts only to an agent that declares it takes them.
+    const multimodal = isObject(capabilities?.multimodal)
+      ? capabilities.multimodal
+      : {};
+    this._acceptsImages =
+      isObject(multimodal.input) && multimodal.input.image === true;
     if (status !== undefined && status !== 'ok') {
       return {
         state: 'needs_setup',
@@ -132,6 +144,7 @@ export class AguiHttpTransport implements IAgentTransport {
   private readonly _turns = new TurnSet<AguiHttpTurn>();
   private _postOnly = false;
   private _offersTools = true;
+  private _acceptsImages = false;
 }
 
 /** One POST and its event stream; after the terminal event it drains. */

@@ -6,6 +6,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { type JSONObject, PromiseDelegate, UUID } from '@lumino/coreutils';
 import { type ISignal, Signal } from '@lumino/signaling';
+import { chunkWireContext } from '../wire/attachments';
 import { decodeFrame } from '../wire/frames';
 import { failure } from '../wire/problem';
 import { errorMessage } from '../wire/json';
@@ -401,13 +402,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
       message: request.message
     };
     if (request.context) {
-      const context: JSONObject = {};
-      for (const [key, value] of Object.entries(request.context)) {
-        if (typeof value === 'string') {
-          context[key] = value;
-        }
-      }
-      message.context = context;
+      message.context = chunkWireContext(request.context);
     }
     return message;
   }

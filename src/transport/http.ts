@@ -3,6 +3,7 @@ import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../contracts/settings';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
+import { chunkWireContext } from '../wire/attachments';
 import { decodeFrame } from '../wire/frames';
 import { isObject } from '../wire/json';
 import type {
@@ -165,7 +166,7 @@ function requestBody(request: ChunkWireRequest): unknown {
     ? {
         message: request.message,
         thread_id: request.threadId,
-        ...request.context
+        ...chunkWireContext(request.context)
       }
     : { thread_id: request.threadId, decisions: request.decisions };
 }

@@ -9,6 +9,7 @@
  * `lines_<a>-<b>` (1-based) for a file editor. The panel shows cells 1-based
  * ("cell 3" is index 2), as people count them.
  */
+import type { IAttachmentDraft } from './attachments';
 import type { ITurnContext } from './turn';
 
 export type ContextKind = 'directory' | 'document' | 'selection';
@@ -59,6 +60,8 @@ export interface IWorkspaceSnapshot {
   directory: string | null;
   document: IDocumentRef | null;
   selection: ISelectionRef | null;
+  /** What the user may attach with one click: the error a cell just raised. */
+  offered?: IAttachmentDraft[];
 }
 
 export const EMPTY_SNAPSHOT: IWorkspaceSnapshot = {

@@ -2,6 +2,7 @@
  * What the panel asks of a producer for one turn and how the answer comes
  * back: the shapes every transport and the model share. Pure data.
  */
+import type { IContextAttachment } from './attachments';
 import type { WireFrame } from './frame-types';
 import type { JsonObject } from './json';
 import type { Decision } from './types';
@@ -12,7 +13,12 @@ export interface ITurnContext {
   focused_widget?: string;
   selected_text?: string;
   selection_metadata?: string;
+  /** Outputs, errors and more the user attached (docs/protocol.md §6.2). */
+  attachments?: IContextAttachment[];
 }
+
+/** The context fields that hold one string (all but `attachments`). */
+export type ContextTextField = Exclude<keyof ITurnContext, 'attachments'>;
 
 /**
  * What an AG-UI run carries of the conversation (an endpoint's `history`

@@ -7,6 +7,7 @@ import * as path from 'path';
 
 import { expect, galata, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import { runCode } from './review-panel-helpers';
 
 /** A graph that says "started", then waits 30 s in silence. */
 const SLOW_GRAPH = `${path.resolve(
@@ -40,21 +41,6 @@ async function openNotebookAndPanel(
     `${name} · Python 3 (ipykernel)`
   );
   return panel;
-}
-
-/** Put `source` in cell `index` and run it (`wait`: until it finishes). */
-async function runCode(
-  page: IJupyterLabPageFixture,
-  index: number,
-  source: string,
-  wait = true
-): Promise<void> {
-  if (index >= (await page.notebook.getCellCount())) {
-    await page.notebook.addCell('code', source);
-  } else {
-    await page.notebook.setCell(index, 'code', source);
-  }
-  await page.notebook.runCell(index, { wait });
 }
 
 async function send(

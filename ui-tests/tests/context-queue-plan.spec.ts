@@ -8,8 +8,8 @@ import * as path from 'path';
 
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Locator } from '@playwright/test';
 import {
+  contextChip as chip,
   graphEndpoint,
   lastTurn,
   openPanel,
@@ -49,10 +49,6 @@ async function setSources(
       );
     });
   }, sources);
-}
-
-function chip(panel: Locator, kind: string): Locator {
-  return panel.locator(`.jp-AgentPanel-chip[data-kind="${kind}"]`);
 }
 
 test.describe('context chips, against the echo graph', () => {

@@ -50,6 +50,11 @@ export async function send(panel: Locator, text: string): Promise<void> {
   await expect(panel.locator('.jp-AgentPanel-user').last()).toHaveText(text);
 }
 
+/** The context chip of `kind` above the message box (`directory`, `error`, `variables`…). */
+export function contextChip(panel: Locator, kind: string): Locator {
+  return panel.locator(`.jp-AgentPanel-chip[data-kind="${kind}"]`);
+}
+
 /** The latest assistant turn. */
 export function lastTurn(panel: Locator): Locator {
   return panel.locator('.jp-AgentPanel-turn').last();
@@ -108,12 +113,13 @@ export function freePort(python = process.env.PYTHON ?? 'python'): number {
 export async function startAguiTestServer(
   script: string,
   port: number,
-  python = process.env.PYTHON ?? 'python'
+  python = process.env.PYTHON ?? 'python',
+  args: string[] = []
 ): Promise<ChildProcess> {
   const root = path.resolve(__dirname, '..', '..');
   const server = spawn(
     python,
-    [path.join(root, 'ui-tests', script), '--port', `${port}`],
+    [path.join(root, 'ui-tests', script), '--port', `${port}`, ...args],
     { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] }
   );
   await waitForUrl(`http://127.0.0.1:${port}/_inputs`);
@@ -133,4 +139,19 @@ export async function waitForUrl(url: string): Promise<void> {
     await new Promise(resolve => setTimeout(resolve, 250));
   }
   throw new Error(`${url} did not come up`);
+}
+
+/** Put `source` in cell `index` and run it (`wait`: until it finishes). */
+export async function runCode(
+  page: IJupyterLabPageFixture,
+  index: number,
+  source: string,
+  wait = true
+): Promise<void> {
+  if (index >= (await page.notebook.getCellCount())) {
+    await page.notebook.addCell('code', source);
+  } else {
+    await page.notebook.setCell(index, 'code', source);
+  }
+  await page.notebook.runCell(index, { wait });
 }

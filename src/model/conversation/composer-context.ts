@@ -1,6 +1,8 @@
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
+import { type IAttachmentDraft, sameAttachment } from '../../wire/attachments';
 import type { ITurnContext } from '../../wire/turn';
+import type { IKernelVariable } from '../../transport/kernel-variables';
 import {
   type ContextDefaults,
   type ContextKind,
@@ -17,6 +19,20 @@ export interface IContextSource extends IDisposable {
   snapshot(): IWorkspaceSnapshot;
 }
 
+/** The user variables of the current notebook's kernel, listed on demand. */
+export interface IVariablesListing {
+  /** The notebook whose kernel holds them (its path): "variables in the kernel of a.ipynb". */
+  source: string;
+  variables: IKernelVariable[];
+  omitted: { name: string; reason: string }[];
+}
+
+/** Lists the current notebook's kernel variables (docs/protocol.md §7.6). */
+export interface IVariablesSource {
+  /** Rejects with a sentence for the user (no kernel, no helper loaded). */
+  list(): Promise<IVariablesListing>;
+}
+
 /**
  * The context the next message takes, as other plugins set it up
  * (`IAgentPanel.composerContext`): where it is read from, and which kinds
@@ -26,6 +42,10 @@ export interface IComposerContext {
   /** The kinds sent by default (the `context` setting). */
   defaults: ContextDefaults;
   setSource(source: IContextSource | null): void;
+  /** Attach an output, an error or more to the next message (a chip with ×). */
+  attach(draft: IAttachmentDraft): void;
+  /** Where the "Variables" chip lists the kernel's variables from. */
+  variablesSource: IVariablesSource | null;
 }
 
 /**
@@ -76,6 +96,46 @@ export class ComposerContext implements IComposerContext, IDisposable {
     }
   }
 
+  /** Where the "Variables" chip lists variables from; null: no chip. */
+  get variablesSource(): IVariablesSource | null {
+    return this._variablesSource;
+  }
+
+  set variablesSource(source: IVariablesSource | null) {
+    this._variablesSource = source;
+    this._changed.emit();
+  }
+
+  /** What the user attached to the next message, in order. */
+  get attachments(): readonly IAttachmentDraft[] {
+    return this._attachments;
+  }
+
+  /**
+   * What the workspace offers to attach (the error the active or the last
+   * run cell raised), unless attached already: a chip with +.
+   */
+  get offered(): readonly IAttachmentDraft[] {
+    return (this._snapshot.offered ?? []).filter(
+      draft => !this._isAttached(draft)
+    );
+  }
+
+  attach(draft: IAttachmentDraft): void {
+    if (!this._isAttached(draft)) {
+      this._attachments = [...this._attachments, draft];
+      this._changed.emit();
+    }
+  }
+
+  /** Take the attachment at `index` off the next message. */
+  detach(index: number): void {
+    if (index >= 0 && index < this._attachments.length) {
+      this._attachments = this._attachments.filter((_, i) => i !== index);
+      this._changed.emit();
+    }
+  }
+
   /** Read the workspace again. */
   refresh(): void {
     if (this._isDisposed) {
@@ -91,13 +151,26 @@ export class ComposerContext implements IComposerContext, IDisposable {
    */
   current(): ITurnContext | null {
     this.refresh();
-    return turnContextOf(this._snapshot, kind => this.isIncluded(kind));
+    const context = turnContextOf(this._snapshot, kind =>
+      this.isIncluded(kind)
+    );
+    if (this._attachments.length === 0) {
+      return context;
+    }
+    return {
+      ...context,
+      attachments: this._attachments.map(draft => draft.attachment)
+    };
   }
 
-  /** The message was sent or queued: the next one starts from the defaults. */
+  /**
+   * The message was sent or queued: the next one starts from the defaults,
+   * with nothing attached.
+   */
   reset(): void {
-    if (this._choices.size > 0) {
+    if (this._choices.size > 0 || this._attachments.length > 0) {
       this._choices.clear();
+      this._attachments = [];
       this._changed.emit();
     }
   }
@@ -112,7 +185,15 @@ export class ComposerContext implements IComposerContext, IDisposable {
     Signal.clearData(this);
   }
 
+  private _isAttached(draft: IAttachmentDraft): boolean {
+    return this._attachments.some(attached =>
+      sameAttachment(attached.attachment, draft.attachment)
+    );
+  }
+
   private _source: IContextSource | null = null;
+  private _variablesSource: IVariablesSource | null = null;
+  private _attachments: readonly IAttachmentDraft[] = [];
   private _snapshot: IWorkspaceSnapshot = EMPTY_SNAPSHOT;
   private _defaults: ContextDefaults = { ...DEFAULT_CONTEXT_DEFAULTS };
   private readonly _choices = new Map<ContextKind, boolean>();

@@ -3,8 +3,13 @@
  * may come from an older build or be edited by hand: every field the views
  * rely on is checked, and the error names the first one that is wrong.
  */
+import {
+  ATTACHMENT_KINDS,
+  type IContextAttachment
+} from '../../wire/attachments';
 import { isObject, type JsonObject } from '../../wire/json';
 import type {
+  ContextTextField,
   IClientToolResult,
   InterruptResponse,
   IReviewAnswer,
@@ -144,7 +149,7 @@ function readToolResult(raw: unknown, where: string): IClientToolResult {
   };
 }
 
-const CONTEXT_FIELDS: readonly (keyof ITurnContext)[] = [
+const CONTEXT_FIELDS: readonly ContextTextField[] = [
   'current_directory',
   'focused_widget',
   'selected_text',
@@ -159,7 +164,23 @@ export function readContext(raw: unknown, where: string): ITurnContext {
       read[field] = string(context[field], `${where}.${field}`);
     }
   }
+  if (context.attachments !== undefined) {
+    read.attachments = readAttachments(context.attachments, where);
+  }
   return read;
+}
+
+/** Saved attachments (without image bytes: they are not kept). */
+function readAttachments(raw: unknown, where: string): IContextAttachment[] {
+  return array(raw, `${where}.attachments`).map((item, i) => {
+    const at = `${where}.attachments[${i}]`;
+    const attachment = object(item, at);
+    return {
+      kind: oneOf(attachment.kind, ATTACHMENT_KINDS, `${at}.kind`),
+      source: string(attachment.source, `${at}.source`),
+      text: string(attachment.text, `${at}.text`)
+    };
+  });
 }
 
 function readState(raw: unknown): ITurnState {

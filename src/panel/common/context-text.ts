@@ -4,6 +4,11 @@
  * fields that were sent).
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
+import type {
+  AttachmentKind,
+  IAttachmentDraft,
+  IContextAttachment
+} from '../../wire/attachments';
 import {
   capSelection,
   type ContextKind,
@@ -15,7 +20,7 @@ import type { ITurnContext } from '../../wire/turn';
 
 /** One piece of context as a chip shows it. */
 export interface IContextWords {
-  kind: ContextKind;
+  kind: ContextKind | AttachmentKind;
   /** What it is: "Folder", "Notebook", "Cell"… */
   label: string;
   /** Which: "notes", "analysis.ipynb", "3 of analysis.ipynb"… */
@@ -122,6 +127,70 @@ export function chipWords(
   }
 }
 
+/** "Error", "Output", "Image", "Variables". */
+function attachmentLabel(
+  kind: AttachmentKind,
+  trans: TranslationBundle
+): string {
+  switch (kind) {
+    case 'error':
+      return trans.__('Error');
+    case 'output':
+      return trans.__('Output');
+    case 'image':
+      return trans.__('Image');
+    case 'variables':
+      return trans.__('Variables');
+  }
+}
+
+/** "error in cell 3 of a.ipynb", as the record under a message says it. */
+function attachmentValue(
+  { kind, source }: IContextAttachment,
+  trans: TranslationBundle
+): string {
+  switch (kind) {
+    case 'error':
+      return trans.__('error in %1', source);
+    case 'output':
+      return trans.__('output of %1', source);
+    case 'image':
+      return trans.__('image from %1', source);
+    case 'variables':
+      return trans.__('variables of %1', source);
+  }
+}
+
+/** The words of an attachment's chip, with its cap when it was cut. */
+export function attachmentWords(
+  { attachment, kept, total, display }: IAttachmentDraft,
+  trans: TranslationBundle
+): IContextWords {
+  const label = attachmentLabel(attachment.kind, trans);
+  const note =
+    kept < total
+      ? trans.__(
+          'capped: first %1 of %2 characters',
+          kept.toLocaleString(),
+          total.toLocaleString()
+        )
+      : null;
+  return {
+    kind: attachment.kind,
+    label,
+    // "cell 2 of notes/a.ipynb" shows as "cell 2 of a.ipynb"; the title has it all.
+    value: display ?? attachment.source.replace(/\S*\/(?=[^/\s]+$)/, ''),
+    note,
+    title: trans.__(
+      '%1: %2, %3 characters%4',
+      label,
+      attachment.source,
+      total.toLocaleString(),
+      note ? ` (${note})` : ''
+    )
+  };
+}
+
 /** One line of the record of what went with a message. */
 export interface IContextRecordLine {
   label: string;
@@ -156,6 +225,13 @@ export function contextRecord(
         ? placeWords(place, trans)
         : trans.__('%1 characters', context.selected_text.length),
       text: context.selected_text
+    });
+  }
+  for (const attachment of context.attachments ?? []) {
+    lines.push({
+      label: attachmentLabel(attachment.kind, trans),
+      value: attachmentValue(attachment, trans),
+      text: attachment.text
     });
   }
   return lines;

@@ -73,6 +73,12 @@ export class Composer extends Widget {
     this._input.value = '';
   }
 
+  /** Put `text` in the message box, the cursor after it, for the user to finish. */
+  setDraft(text: string): void {
+    this._input.value = text;
+    this._input.setSelectionRange(text.length, text.length);
+  }
+
   focusInput(): void {
     this._input.focus();
   }

@@ -1,15 +1,27 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
+import { variablesAttachment } from '../../wire/attachments';
 import { CONTEXT_KINDS, type ContextKind } from '../../wire/context';
-import type { ComposerContext } from '../../model/conversation/composer-context';
-import { chipWords, type IContextWords } from '../common/context-text';
+import { errorMessage } from '../../wire/json';
+import type {
+  ComposerContext,
+  IVariablesListing
+} from '../../model/conversation/composer-context';
+import {
+  attachmentWords,
+  chipWords,
+  type IContextWords
+} from '../common/context-text';
+import { checkedNames, listingPicker, notePicker } from './variables-picker';
 
 /**
  * Chips above the composer for the context the next message takes: the
  * folder, the focused document, the active cell or the selection. Each can
  * be removed for this message (×) and added back (+); which kinds are on by
- * default is a setting.
+ * default is a setting. Then what the user attached (outputs, errors,
+ * variables: × takes one off) and what the workspace offers to attach (the
+ * error a cell just raised: + attaches it).
  */
 export class ContextChipsView extends Widget {
   constructor(
@@ -39,11 +51,30 @@ export class ContextChipsView extends Widget {
     if (event.type !== 'click') {
       return;
     }
+    const action = (event.target as Element).closest<HTMLElement>(
+      '[data-action]'
+    )?.dataset.action;
+    if (action) {
+      this._onVariablesAction(action);
+      return;
+    }
     const button = (event.target as Element).closest<HTMLElement>(
       '[data-include]'
     );
     const kind = button?.closest<HTMLElement>('[data-kind]')?.dataset.kind;
     if (!button || !kind) {
+      return;
+    }
+    const chip = button.closest<HTMLElement>('[data-kind]')!;
+    if (chip.dataset.attachment !== undefined) {
+      this._context.detach(Number(chip.dataset.attachment));
+      return;
+    }
+    if (chip.dataset.offered !== undefined) {
+      const offered = this._context.offered[Number(chip.dataset.offered)];
+      if (offered) {
+        this._context.attach(offered);
+      }
       return;
     }
     this._context.setIncluded(
@@ -74,9 +105,86 @@ export class ContextChipsView extends Widget {
         chips.push(this._chip(words, this._context.isIncluded(kind)));
       }
     }
+    this._context.attachments.forEach((draft, index) => {
+      const chip = this._chip(attachmentWords(draft, this._trans), true);
+      chip.dataset.attachment = String(index);
+      chips.push(chip);
+    });
+    this._context.offered.forEach((draft, index) => {
+      const chip = this._chip(attachmentWords(draft, this._trans), false);
+      chip.classList.add('jp-mod-offered');
+      chip.dataset.offered = String(index);
+      chips.push(chip);
+    });
+    if (
+      this._context.variablesSource &&
+      this._context.snapshot.document?.kind === 'notebook'
+    ) {
+      chips.push(this._variablesButton());
+    }
     this.node.replaceChildren(...chips);
+    if (this._picker) {
+      this.node.append(this._picker);
+    }
     this.setHidden(chips.length === 0);
   }
+
+  private _variablesButton(): HTMLElement {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'jp-AgentPanel-chip jp-AgentPanel-variablesButton';
+    button.dataset.action = 'list-variables';
+    button.textContent = this._trans.__('Variables…');
+    button.title = this._trans.__(
+      "Choose variables of this notebook's kernel to send with your next message"
+    );
+    return button;
+  }
+
+  private _onVariablesAction(action: string): void {
+    const source = this._context.variablesSource;
+    if (action === 'list-variables' && source) {
+      this._showPicker(this._trans.__('Listing the kernel variables…'));
+      const asked = (this._asked = source.list());
+      asked.then(
+        listing => asked === this._asked && this._showListing(listing),
+        error => asked === this._asked && this._showPicker(errorMessage(error))
+      );
+    } else if (action === 'attach-variables' && this._listing) {
+      const checked = checkedNames(this._picker!);
+      const chosen = this._listing.variables.filter(v => checked.has(v.name));
+      if (chosen.length > 0) {
+        this._context.attach(variablesAttachment(this._listing.source, chosen));
+      }
+      this._closePicker();
+    } else if (action === 'close-variables') {
+      this._closePicker();
+    }
+  }
+
+  /** The picker with only a line of text (listing, or why it could not). */
+  private _showPicker(text: string): void {
+    this._listing = null;
+    this._picker = notePicker(text, this._trans);
+    this._render();
+  }
+
+  private _showListing(listing: IVariablesListing): void {
+    this._listing = listing;
+    this._picker = listingPicker(listing, this._trans);
+    this._render();
+  }
+
+  private _closePicker(): void {
+    this._picker = null;
+    this._listing = null;
+    this._asked = null;
+    this._render();
+  }
+
+  private _picker: HTMLElement | null = null;
+  private _listing: IVariablesListing | null = null;
+  private _asked: Promise<IVariablesListing> | null = null;
 
   private _chip(words: IContextWords, included: boolean): HTMLElement {
     const trans = this._trans;
