@@ -8,7 +8,8 @@ with its own running turns. ``GET agent-panel/agents`` lists them all.
 frames ``langstage_core.agui.iter_chunk_frames`` yields, one ``data:`` line per
 frame. ``POST cancel`` stops a running turn; ``GET health`` reports the agent.
 ``POST agent-panel/probe`` lets the panel's "Test connection" ask the server to
-try an endpoint URL itself (see ``probe.py``).
+try an endpoint URL itself (see ``probe.py``); ``agent-panel/conversations``
+keeps the panel's conversations (``conversation_handlers.py``).
 
 A request that cannot start a turn gets a JSON error, never a stream:
 ``{"message": <what was wrong>, "reason": <code>}`` with
@@ -49,6 +50,7 @@ from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
 from .context import CONTEXT_FIELDS, message_with_context
+from .conversation_handlers import conversation_routes
 from .decisions import decision_shape_problem
 from .json_limits import length_problem
 from .panel import DEFAULT_AGENT, AgentPanel
@@ -266,6 +268,7 @@ def setup_handlers(server_app) -> None:
     handlers = [
         (url_path_join(prefix, "agents") + "/?", AgentListHandler),
         (url_path_join(prefix, "probe"), ProbeHandler),
+        *conversation_routes(prefix),
     ]
     for name, handler in routes.items():
         handlers.append((url_path_join(prefix, name), handler))

@@ -36,13 +36,13 @@ class JsonRejected(ValueError):
         self.problem = problem
 
 
-def read_json_body(raw: bytes, max_bytes: int) -> dict:
-    """The JSON object in ``raw``, or ``JsonRejected`` naming the problem."""
+def read_json_body(raw: bytes, max_bytes: int, limit_name: str = "AgentPanel.max_body_bytes") -> dict:
+    """The JSON object in ``raw``, or ``JsonRejected`` naming the problem (and ``limit_name``, the
+    setting that sets ``max_bytes``, when it is too large)."""
     if len(raw) > max_bytes:
         raise JsonRejected(
             JsonProblem(
-                f"Request body is {len(raw):,} bytes; the limit is {max_bytes:,} bytes "
-                "(AgentPanel.max_body_bytes)",
+                f"Request body is {len(raw):,} bytes; the limit is {max_bytes:,} bytes ({limit_name})",
                 too_large=True,
             )
         )

@@ -1,17 +1,21 @@
 """Process-wide state of the server extension: the configured agents and their hosts."""
 from __future__ import annotations
 
+import os
 import re
 from typing import Any, Optional
 
-from traitlets import Dict, Float, Int, List, Unicode, validate
+from jupyter_core.paths import jupyter_data_dir
+from traitlets import Dict, Float, Int, List, Unicode, default, validate
 from traitlets.config import LoggingConfigurable
 
 from .agent_host import AgentHost
+from .conversation_store import ConversationStore
 from .graph import SPEC_ENV
 from .json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
 
 DEFAULT_AGENT = "default"
+DEFAULT_MAX_CONVERSATION_BYTES = 256 * 1024 * 1024
 AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 AGENT_ENTRY_KEYS = {"spec", "extractors"}
 # Served unless AgentPanel.agents gives the name another graph: the keyless
@@ -64,6 +68,22 @@ class AgentPanel(LoggingConfigurable):
         config=True,
         help="The largest request body the agent-panel routes read, in bytes; a larger one gets 413.",
     )
+    conversations_db = Unicode(
+        config=True,
+        help=(
+            "The SQLite file where the panel keeps each user's conversations, created (with its "
+            "folder) on first use. Default: agent_panel/conversations.sqlite in the Jupyter data "
+            "directory (`jupyter --data-dir`)."
+        ),
+    )
+    max_conversation_bytes = Int(
+        DEFAULT_MAX_CONVERSATION_BYTES,
+        config=True,
+        help=(
+            "The largest body a conversation save (PUT agent-panel/conversations/<id>) may have, "
+            "in bytes; a larger one gets 413. Large so that long answers can be kept."
+        ),
+    )
     load_timeout_seconds = Float(
         30.0,
         config=True,
@@ -100,6 +120,7 @@ class AgentPanel(LoggingConfigurable):
         builtin = {name: e for name, e in BUILTIN_AGENTS.items() if name not in self.agents}
         agents = {**self.agents, **builtin}
         self.named = {name: make_host(name, e["spec"], e["extractors"]) for name, e in agents.items()}
+        self.conversations = ConversationStore(os.path.expanduser(self.conversations_db))
 
     def host(self, name: Optional[str] = None) -> Optional[AgentHost]:
         """The named agent's host (the default one for ``None``), or ``None`` if unknown."""
@@ -111,9 +132,14 @@ class AgentPanel(LoggingConfigurable):
         return [self.default, *self.named.values()]
 
     def close(self) -> None:
-        """Cancel every running turn and stop the agents' event loops."""
+        """Cancel every running turn, stop the agents' event loops and close the conversations."""
         for host in self.hosts:
             host.close()
+        self.conversations.close()
+
+    @default("conversations_db")
+    def _default_conversations_db(self) -> str:
+        return os.path.join(jupyter_data_dir(), "agent_panel", "conversations.sqlite")
 
     @validate("agents")
     def _valid_agents(self, proposal) -> dict:

@@ -54,10 +54,12 @@ class PanelHandler(APIHandler):
             raise Rejected(404, "not_found", f"No agent named {name!r}")
         return host
 
-    def json_body(self) -> dict:
-        """The body as a JSON object, within the size and depth limits (400 / 413 otherwise)."""
+    def json_body(self, max_bytes: Optional[int] = None, limit_name: str = "AgentPanel.max_body_bytes") -> dict:
+        """The body as a JSON object, within the size and depth limits (400 / 413 otherwise);
+        ``max_bytes`` (set by the setting ``limit_name``) replaces ``AgentPanel.max_body_bytes``."""
+        limit = self.panel.max_body_bytes if max_bytes is None else max_bytes
         try:
-            return read_json_body(self.request.body, self.panel.max_body_bytes)
+            return read_json_body(self.request.body, limit, limit_name)
         except JsonRejected as rejected:
             if rejected.problem.too_large:
                 raise Rejected(413, "too_large", rejected.problem.message) from None

@@ -76,6 +76,21 @@ def post_json(jp_fetch):
 
 
 @pytest.fixture
+def conversations(jp_fetch):
+    """Call a conversation route: ``(status, parsed JSON body or None)``, whatever the status."""
+
+    async def call(method: str, *path: str, body=None, **kwargs):
+        data = body if body is None or isinstance(body, (str, bytes)) else json.dumps(body)
+        try:
+            response = await jp_fetch("agent-panel", "conversations", *path, method=method, body=data, **kwargs)
+        except HTTPClientError as exc:
+            response = exc.response
+        return response.code, json.loads(response.body) if response.body else None
+
+    return call
+
+
+@pytest.fixture
 def run_turn(post_json):
     """POST chat/resume and return the parsed frames of a 200 SSE response."""
 

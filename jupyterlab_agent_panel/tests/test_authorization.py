@@ -2,7 +2,8 @@
 
 Every route asks for the resource ``agent_panel``: ``execute`` for chat,
 resume, cancel and probe (they run the agent's code or use the server's
-network position), ``read`` for health and the agent list.
+network position), ``read`` for health, the agent list and reading
+conversations, ``write`` for saving, renaming and deleting them.
 """
 import json
 
@@ -19,6 +20,15 @@ ROUTES = [
     ("POST", "resume", {"thread_id": "t", "decisions": [{"type": "approve"}]}, "execute"),
     ("POST", "cancel", {"thread_id": "t"}, "execute"),
     ("GET", "health", None, "read"),
+]
+SAVE = {"threadId": "t", "endpointName": None, "status": "idle"}
+# The conversation routes (docs/protocol.md §13): reading asks for read, changing for write.
+CONVERSATION_ROUTES = [
+    ("GET", ("conversations",), None, "read", 200),
+    ("GET", ("conversations", "c"), None, "read", 404),
+    ("PUT", ("conversations", "c"), SAVE, "write", 403),
+    ("PATCH", ("conversations", "c"), {"title": "t"}, "write", 403),
+    ("DELETE", ("conversations", "c"), None, "write", 403),
 ]
 ASKED = []  # (action, resource) of every authorization the routes asked for
 
@@ -81,6 +91,13 @@ class TestReadOnlyAuthorizer:
         assert response.code == 403
         assert ASKED[-1] == ("execute", "agent_panel")
 
+    @pytest.mark.parametrize(("method", "path", "body", "action", "status"), CONVERSATION_ROUTES)
+    async def test_conversations_can_be_read_but_not_changed(self, jp_fetch, method, path, body, action, status):
+        response = await fetch(jp_fetch, method, "agent-panel", *path, body=body)
+
+        assert response.code == status, response.body
+        assert ASKED[-1] == (action, "agent_panel")
+
     async def test_the_agent_list_is_readable(self, jp_fetch):
         response = await fetch(jp_fetch, "GET", "agent-panel", "agents")
 
@@ -100,3 +117,7 @@ class TestAuthorizerWithoutAgentPanel:
         for method, route, body, _ in ROUTES:
             assert (await fetch(jp_fetch, method, "agent-panel", route, body=body)).code == 403, route
         assert (await fetch(jp_fetch, "GET", "agent-panel", "agents")).code == 403
+
+    @pytest.mark.parametrize(("method", "path", "body", "action", "status"), CONVERSATION_ROUTES)
+    async def test_the_conversation_routes_are_refused(self, jp_fetch, method, path, body, action, status):
+        assert (await fetch(jp_fetch, method, "agent-panel", *path, body=body)).code == 403

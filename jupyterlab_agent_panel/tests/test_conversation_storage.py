@@ -1,0 +1,361 @@
+"""Where and how the conversations are kept (docs/protocol.md §13.5): the SQLite file, its schema
+versions and migrations, writers that run at the same time, and a server restart.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from jupyter_server.utils import url_path_join
+from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+from jupyterlab_agent_panel import conversation_schema
+from jupyterlab_agent_panel.conversation_schema import SCHEMA_VERSION, StoreUnavailable
+from jupyterlab_agent_panel.conversation_store import ConversationStore, Update
+
+REQUIRED = {"thread_id": "t", "endpoint_name": None, "status": "idle"}
+WRITES_PER_WRITER = 40
+
+
+def entries_update(*keys: str) -> Update:
+    return Update(dict(REQUIRED), [(key, {"key": key}) for key in keys])
+
+
+def tables(path: Path) -> set:
+    with sqlite3.connect(path) as connection:
+        return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def pragma(path: Path, name: str):
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute(f"PRAGMA {name}").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture
+def store_at():
+    """``store_at(path)``: a store on ``path``, closed at teardown."""
+    stores = []
+
+    def make(path: Path) -> ConversationStore:
+        stores.append(ConversationStore(str(path)))
+        return stores[-1]
+
+    yield make
+    for store in stores:
+        store.close()
+
+
+async def keys_in(store: ConversationStore, conversation_id: str = "c") -> list:
+    text = await store.conversation_json("", conversation_id)
+    return [entry["key"] for entry in json.loads(text)["entries"]]
+
+
+class TestSchema:
+    async def test_a_missing_file_and_its_folder_are_created_at_the_current_version_in_wal(self, tmp_path, store_at):
+        path = tmp_path / "not" / "yet" / "conversations.sqlite"
+
+        assert await store_at(path).summaries("") == []
+
+        assert pragma(path, "user_version") == SCHEMA_VERSION == 1
+        assert pragma(path, "journal_mode") == "wal"
+        assert tables(path) == {"conversations", "entries"}
+
+    async def test_a_version_0_database_without_tables_is_migrated_and_keeps_what_else_it_holds(
+        self, tmp_path, store_at
+    ):
+        path = tmp_path / "old.sqlite"
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE notes (text TEXT)")
+            connection.execute("INSERT INTO notes VALUES ('keep me')")
+        assert pragma(path, "user_version") == 0
+
+        store = store_at(path)
+        await store.put("", "c", entries_update("a"))
+
+        assert pragma(path, "user_version") == SCHEMA_VERSION
+        assert tables(path) == {"conversations", "entries", "notes"}
+        assert await keys_in(store) == ["a"]
+        with sqlite3.connect(path) as connection:
+            assert connection.execute("SELECT text FROM notes").fetchall() == [("keep me",)]
+
+    async def test_a_database_of_the_current_version_is_opened_as_it_is(self, tmp_path, store_at):
+        path = tmp_path / "current.sqlite"
+        first = store_at(path)
+        await first.put("", "c", entries_update("a", "b"))
+        first.close()
+
+        again = store_at(path)
+
+        assert await keys_in(again) == ["a", "b"]
+        assert [summary["id"] for summary in await again.summaries("")] == ["c"]
+        assert pragma(path, "user_version") == SCHEMA_VERSION
+
+    async def test_each_later_step_runs_once_in_order(self, tmp_path, store_at, monkeypatch):
+        path = tmp_path / "v1.sqlite"
+        written = store_at(path)
+        await written.put("", "c", entries_update("a"))
+        written.close()
+        ran = []
+
+        def add_pins(connection):
+            ran.append(pragma_version(connection))
+            connection.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
+
+        monkeypatch.setattr(conversation_schema, "MIGRATIONS", [*conversation_schema.MIGRATIONS, add_pins])
+        monkeypatch.setattr(conversation_schema, "SCHEMA_VERSION", 2)
+        await store_at(path).summaries("")
+        await store_at(path).summaries("")  # the migrated file: no step runs again
+
+        assert ran == [1]
+        assert pragma(path, "user_version") == 2
+        with sqlite3.connect(path) as connection:
+            assert connection.execute("SELECT id, pinned FROM conversations").fetchall() == [("c", 0)]
+
+    @pytest.mark.parametrize("operation", ["list", "save"])
+    async def test_a_database_of_a_newer_schema_is_refused_and_left_unchanged(self, tmp_path, store_at, operation):
+        path = tmp_path / "future.sqlite"
+        with sqlite3.connect(path) as connection:
+            connection.execute("CREATE TABLE future_things (x)")
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        before = digest(path)
+        store = store_at(path)
+        call = store.summaries("") if operation == "list" else store.put("", "c", entries_update("a"))
+
+        with pytest.raises(StoreUnavailable) as refused:
+            await call
+
+        assert str(refused.value) == (
+            f"The conversations database {path} has schema version {SCHEMA_VERSION + 1}, written by a newer "
+            f"jupyterlab-agent-panel; this one knows versions up to {SCHEMA_VERSION}. It was left unchanged: "
+            "upgrade jupyterlab-agent-panel, or set AgentPanel.conversations_db to another file."
+        )
+        assert digest(path) == before and not Path(f"{path}-wal").exists()
+        assert tables(path) == {"future_things"}
+
+    async def test_a_file_that_is_not_sqlite_is_refused_and_left_unchanged(self, tmp_path, store_at):
+        path = tmp_path / "notes.txt"
+        path.write_text("these are my notes, not a database\n" * 200)
+
+        with pytest.raises(StoreUnavailable, match="cannot be used: file is not a database"):
+            await store_at(path).summaries("")
+
+        assert path.read_text() == "these are my notes, not a database\n" * 200
+
+
+def pragma_version(connection: sqlite3.Connection) -> int:
+    return connection.execute("PRAGMA user_version").fetchone()[0]
+
+
+class TestTwoWritersLoseNoEntry:
+    async def test_two_stores_on_one_file_append_at_once(self, tmp_path, store_at):
+        path = tmp_path / "shared.sqlite"
+        first, second = store_at(path), store_at(path)
+
+        await asyncio.gather(
+            *(first.put("", "c", entries_update(f"first-{i}")) for i in range(WRITES_PER_WRITER)),
+            *(second.put("", "c", entries_update(f"second-{i}")) for i in range(WRITES_PER_WRITER)),
+        )
+        keys = await keys_in(first)
+
+        assert sorted(keys) == sorted([f"first-{i}" for i in range(WRITES_PER_WRITER)] +
+                                      [f"second-{i}" for i in range(WRITES_PER_WRITER)])
+        assert [key for key in keys if key.startswith("first")] == [f"first-{i}" for i in range(WRITES_PER_WRITER)]
+        assert json.loads(await second.conversation_json("", "c"))["revision"] == 2 * WRITES_PER_WRITER
+
+    async def test_another_process_appends_at_the_same_time(self, tmp_path, store_at):
+        path = tmp_path / "shared.sqlite"
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD_WRITER, str(path), str(WRITES_PER_WRITER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert child.stdout.readline() == "ready\n"  # its store is open
+            store = store_at(path)
+            await store.summaries("")
+            child.stdin.write("go\n")
+            child.stdin.flush()
+            for i in range(WRITES_PER_WRITER):
+                await store.put("", "c", entries_update(f"parent-{i}"))
+            assert child.wait(timeout=60) == 0
+        finally:
+            child.kill()
+
+        keys = await keys_in(store)
+
+        assert sorted(keys) == sorted([f"parent-{i}" for i in range(WRITES_PER_WRITER)] +
+                                      [f"child-{i}" for i in range(WRITES_PER_WRITER)])
+
+    async def test_two_clients_put_to_one_conversation_at_once(self, jp_serverapp, jp_base_url, conversations):
+        url = f"http://127.0.0.1:{jp_serverapp.port}{url_path_join(jp_base_url, 'agent-panel', 'conversations', 'c')}"
+        headers = {"Authorization": f"token {jp_serverapp.identity_provider.token}"}
+        clients = [AsyncHTTPClient(force_instance=True, max_clients=WRITES_PER_WRITER) for _ in range(2)]
+
+        def put(client, key: str):
+            body = {"threadId": "t", "endpointName": None, "status": "running", "entries": [{"key": key}]}
+            return client.fetch(url, method="PUT", headers=headers, body=json.dumps(body))
+
+        try:
+            responses = await asyncio.gather(
+                *(put(client, f"tab{n}-{i}") for i in range(WRITES_PER_WRITER) for n, client in enumerate(clients))
+            )
+        finally:
+            for client in clients:
+                client.close()
+        code, conversation = await conversations("GET", "c")
+
+        assert {response.code for response in responses} == {200}
+        assert sorted(json.loads(response.body)["revision"] for response in responses) == list(
+            range(1, 2 * WRITES_PER_WRITER + 1)
+        )
+        assert code == 200 and conversation["entryCount"] == 2 * WRITES_PER_WRITER
+        assert sorted(entry["key"] for entry in conversation["entries"]) == sorted(
+            f"tab{n}-{i}" for i in range(WRITES_PER_WRITER) for n in range(2)
+        )
+
+
+CHILD_WRITER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from jupyterlab_agent_panel.conversation_store import ConversationStore, Update
+
+    async def main(path, count):
+        store = ConversationStore(path)
+        await store.summaries("")
+        print("ready", flush=True)
+        sys.stdin.readline()
+        for i in range(count):
+            fields = {"thread_id": "t", "endpoint_name": None, "status": "idle"}
+            await store.put("", "c", Update(fields, [(f"child-{i}", {"key": f"child-{i}"})]))
+        store.close()
+
+    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+    """
+)
+
+
+async def test_the_default_file_is_created_in_the_jupyter_data_dir_on_first_use(conversations, jp_data_dir):
+    path = Path(jp_data_dir) / "agent_panel" / "conversations.sqlite"
+    assert not path.parent.exists()
+
+    code, answer = await conversations("GET")
+
+    assert (code, answer) == (200, {"conversations": []})
+    assert path.exists() and pragma(path, "user_version") == SCHEMA_VERSION
+
+
+class TestANewerDatabase:
+    @pytest.fixture
+    def agent_panel_config(self, tmp_path):
+        path = tmp_path / "future.sqlite"
+        with sqlite3.connect(path) as connection:
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        return {"conversations_db": str(path)}
+
+    async def test_every_route_answers_503_naming_the_problem(self, conversations):
+        save = {"threadId": "t", "endpointName": None, "status": "idle"}
+        for method, body in [("GET", None), ("PUT", save), ("PATCH", {"title": "x"}), ("DELETE", None)]:
+            code, answer = await conversations(method, *(() if method == "GET" else ("c",)), body=body)
+
+            assert code == 503 and answer["reason"] == "store_unavailable", (method, answer)
+            assert f"has schema version {SCHEMA_VERSION + 1}, written by a newer" in answer["message"]
+
+
+class TestARestartedServer:
+    @pytest.fixture
+    def db_path(self, tmp_path):
+        return tmp_path / "kept" / "conversations.sqlite"
+
+    @pytest.fixture
+    def agent_panel_config(self, db_path):
+        return {"conversations_db": str(db_path)}
+
+    async def test_a_new_server_on_the_same_file_has_the_list_and_the_conversations(
+        self, conversations, agent_panel, db_path, tmp_path
+    ):
+        body = {"threadId": "t-1", "endpointName": "Agent", "status": "review", "title": "Before the restart"}
+        await conversations("PUT", "kept", body={**body, "entries": [{"key": "a", "text": "hello"}], "queue": ["q"]})
+        await conversations("PUT", "second", body={**body, "title": "Another"})
+        code, before = await conversations("GET", "kept")
+        assert code == 200
+        agent_panel.conversations.close()  # this server's store is gone, as when it stops
+
+        async with jupyter_server_process(db_path, tmp_path) as fetch:
+            listed = await fetch("GET", "conversations")
+            after = await fetch("GET", "conversations/kept")
+            saved = await fetch("PUT", "conversations/kept", {**body, "entries": [{"key": "b"}]})
+            continued = await fetch("GET", "conversations/kept")
+
+        assert [summary["id"] for summary in listed["conversations"]] == ["second", "kept"]
+        assert after == before
+        assert saved["revision"] == 2
+        assert [entry["key"] for entry in continued["entries"]] == ["a", "b"]
+
+
+class jupyter_server_process:
+    """``jupyter server`` in a process of its own on ``db_path``; yields ``fetch(method, route, body)``."""
+
+    def __init__(self, db_path: Path, tmp_path: Path):
+        self.port = free_port()
+        self.token = "restart-test-token"
+        root = tmp_path / "root"
+        root.mkdir(exist_ok=True)
+        self.log_path = tmp_path / "second-server.log"
+        self.command = [
+            sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root", f"--port={self.port}",
+            "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={root}",
+            "--ServerApp.jpserver_extensions=jupyterlab_agent_panel=True", f"--AgentPanel.conversations_db={db_path}",
+        ]  # fmt: skip
+        self.client = AsyncHTTPClient(force_instance=True)
+
+    async def fetch(self, method: str, route: str, body=None):
+        url = f"http://127.0.0.1:{self.port}/agent-panel/{route}"
+        headers = {"Authorization": f"token {self.token}"}
+        data = None if body is None else json.dumps(body)
+        response = await self.client.fetch(url, method=method, headers=headers, body=data)
+        return json.loads(response.body)
+
+    async def __aenter__(self):
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=os.environ)
+        for _ in range(600):
+            if self.process.poll() is not None:
+                raise RuntimeError(self.log_path.read_text(errors="replace"))
+            try:
+                await self.client.fetch(f"http://127.0.0.1:{self.port}/api/status?token={self.token}")
+                return self.fetch
+            except (OSError, HTTPClientError):
+                await asyncio.sleep(0.1)
+        raise TimeoutError("the second Jupyter server did not start")
+
+    async def __aexit__(self, *exc_info):
+        self.client.close()
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
