@@ -126,6 +126,10 @@ export class ChatPanel extends SidePanel {
     this._list.hide();
     this._jump = this._jumpButton();
     this._transcriptArea.addClass('jp-AgentPanel-transcriptArea');
+    // Each conversation's own views go in these; the layout sees only the views.
+    for (const slot of this._slots) {
+      slot.addClass('jp-AgentPanel-slot');
+    }
     this._transcriptArea.addWidget(this._jump);
 
     this._composer = new Composer(trans);
@@ -248,12 +252,7 @@ export class ChatPanel extends SidePanel {
     );
     this._transcript.dispose();
     this._announcer.dispose();
-    for (const slot of [
-      this._workingSlot,
-      this._queueSlot,
-      this._noticeSlot,
-      this._announcerSlot
-    ]) {
+    for (const slot of this._slots) {
       [...slot.widgets].forEach(widget => widget.dispose());
     }
   }
@@ -364,6 +363,12 @@ export class ChatPanel extends SidePanel {
   private readonly _workingSlot = new Panel();
   private readonly _queueSlot = new Panel();
   private readonly _announcerSlot = new Panel();
+  private readonly _slots = [
+    this._noticeSlot,
+    this._workingSlot,
+    this._queueSlot,
+    this._announcerSlot
+  ];
   private _bound: ConversationSession | null = null;
   private _transcript!: TranscriptView;
   private _announcer!: TurnAnnouncer;

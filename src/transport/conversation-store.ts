@@ -1,5 +1,5 @@
 /**
- * The server's conversation store (docs/protocol.md §6.1): the panel's
+ * The server's conversation store (docs/protocol.md §13): the panel's
  * conversations, kept per user by the Jupyter server under
  * `<base_url>agent-panel/conversations`. Same origin as Jupyter, so the
  * requests go through `ServerConnection` (token and XSRF).

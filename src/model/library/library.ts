@@ -109,7 +109,8 @@ export class ConversationLibrary implements IDisposable {
   async start(): Promise<string[]> {
     const { service, state } = this._options;
     const problems: string[] = [];
-    this._adopt(service.current, [], false);
+    const initial = service.current;
+    this._adopt(initial, [], false);
     let open: string | null = null;
     if (state) {
       try {
@@ -126,7 +127,8 @@ export class ConversationLibrary implements IDisposable {
     const current = service.current;
     if (open && open !== current.id && current.model.entries.length === 0) {
       try {
-        problems.push(...(await this.open(open)));
+        // Unless the user moved on meanwhile (pressed New).
+        problems.push(...(await this.open(open, initial)));
       } catch (error) {
         problems.push(
           `the last conversation was not opened: ${errorMessage(error)}`
@@ -163,8 +165,11 @@ export class ConversationLibrary implements IDisposable {
     return session;
   }
 
-  /** Show conversation `id`; resolves to what could not be read of it. */
-  async open(id: string): Promise<string[]> {
+  /**
+   * Show conversation `id` (`instead`: only if that one is still shown
+   * once it is read); resolves to what could not be read of it.
+   */
+  async open(id: string, instead?: ConversationSession): Promise<string[]> {
     const live = this._live.get(id);
     if (live) {
       this._options.service.show(live.session);
@@ -188,6 +193,9 @@ export class ConversationLibrary implements IDisposable {
     );
     if (!read) {
       throw new Error(trans.__('That conversation is no longer kept.'));
+    }
+    if (instead && this._options.service.current !== instead) {
+      return read.problems;
     }
     const again = this._live.get(id);
     if (again) {

@@ -53,10 +53,11 @@ export interface ISaverOptions {
  * changed entries per `saveDelayMs`); a status or queue change saves at
  * once. One save runs at a time; what fails is sent again with the next.
  *
- * Nothing async finishes once the page unloads, so on `pagehide` a copy of
- * the whole conversation goes to the tab's `sessionStorage`, synchronously:
- * a reload in the same tab gets the frames that arrived after the last save
- * (the newer of the two wins). Unloading cuts the turn's connection before
+ * Nothing async finishes once the page unloads, so on `pagehide`, when the
+ * store lacks something (a change not sent yet, or a save under way), a
+ * copy of the whole conversation goes to the tab's `sessionStorage`,
+ * synchronously: a reload in the same tab gets the frames that arrived
+ * after the last save (the newer of the two wins). Unloading cuts the turn's connection before
  * `pagehide`, and the turn ends as a failure ("network error"); so
  * `beforeunload` notes the running turn, and if it failed since, the copy
  * keeps it running: the reload shows it "interrupted by a page reload".
@@ -167,7 +168,12 @@ export class ConversationSaver implements IDisposable {
       };
       return;
     }
-    if (!this._unloadStore || (model.entries.length === 0 && !this.dirty)) {
+    if (!this._unloadStore) {
+      return;
+    }
+    if (!this.dirty && !this._saving) {
+      // The store has it all: a copy would only look newer than it.
+      this._unloadStore.removeItem(unloadKey(this._session.id));
       return;
     }
     try {

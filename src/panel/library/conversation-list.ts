@@ -63,6 +63,11 @@ export class ConversationListView extends Widget {
     super.dispose();
   }
 
+  protected onAfterAttach(msg: Message): void {
+    super.onAfterAttach(msg);
+    this._render();
+  }
+
   protected onAfterShow(msg: Message): void {
     super.onAfterShow(msg);
     // Another tab may have changed the list.
