@@ -351,6 +351,8 @@ describe('the conversation copy kept at unload', () => {
     page.dispatchEvent(new Event('beforeunload'));
     // The browser cuts the connection while the page goes away.
     transport.lastTurn.sink.end('connection to …/chat lost: network error');
+    // The save of the failure reaches the store before the page goes.
+    await saver.flush();
     page.dispatchEvent(new Event('pagehide'));
     saver.dispose();
     session.dispose();

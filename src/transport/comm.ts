@@ -90,7 +90,8 @@ export class KernelCommTransport implements IAgentTransport {
     const kernelId = this._binding.kernel?.id;
     const remembering: ITurnSink = kernelId
       ? {
-          ...sink,
+          frame: frame => sink.frame(frame),
+          diagnostic: message => sink.diagnostic(message),
           end: (failure, refusal) => {
             sink.remember?.({ kernelId });
             sink.end(failure, refusal);

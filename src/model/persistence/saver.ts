@@ -60,7 +60,8 @@ export interface ISaverOptions {
  * after the last save (the newer of the two wins). Unloading cuts the turn's connection before
  * `pagehide`, and the turn ends as a failure ("network error"); so
  * `beforeunload` notes the running turn, and if it failed since, the copy
- * keeps it running: the reload shows it "interrupted by a page reload".
+ * and the saves keep it running: the reload shows it "interrupted by a
+ * page reload".
  *
  * A store that does not exist (a server without the routes) makes the
  * saver `unavailable`: the conversation stays in memory (and in the unload
@@ -195,6 +196,7 @@ export class ConversationSaver implements IDisposable {
     this._page.removeEventListener('beforeunload', this);
     this._page.removeEventListener('pagehide', this);
     this._clearTimer();
+    this._clearResave();
     Signal.disconnectReceiver(this);
     Signal.clearData(this);
   }
@@ -260,7 +262,9 @@ export class ConversationSaver implements IDisposable {
       endpointName: model.endpointName,
       status: storedStatus(model.status),
       // Entries are plain JSON-shaped data.
-      entries: keys.map(key => byKey.get(key) as unknown as JsonObject)
+      entries: keys.map(
+        key => this._asSaved(byKey.get(key)!) as unknown as JsonObject
+      )
     };
     if (removed.length > 0) {
       update.removedKeys = removed;
@@ -313,35 +317,55 @@ export class ConversationSaver implements IDisposable {
       title,
       queue: [...queue.items]
     };
-    const unloading = this._unloading;
-    // A beforeunload long ago was cancelled (the user stayed on the page).
-    if (!unloading?.turn || Date.now() - unloading.at > UNLOAD_WINDOW_MS) {
-      return JSON.stringify(copy);
-    }
-    const index = copy.entries.findIndex(
-      entry =>
-        entry.kind === 'turn' &&
-        entry.key === unloading.turn &&
-        entry.state.outcome === 'error' &&
-        (entry.endedAt ?? 0) >= unloading.at
-    );
-    const cut = copy.entries[index];
-    if (!cut || cut.kind !== 'turn') {
-      return JSON.stringify(copy);
-    }
-    // A copy of the cut turn only: the model's entry stays as it is.
-    copy.entries[index] = {
-      ...cut,
-      endedAt: null,
-      state: { ...cut.state, outcome: null, error: null }
-    };
+    copy.entries = copy.entries.map(entry => this._asSaved(entry));
     return JSON.stringify(copy);
+  }
+
+  /**
+   * `entry` as it is saved: the turn the page's unload cut off (it failed
+   * with "network error" after `beforeunload`) still running, so the reload
+   * shows it interrupted by the reload rather than as a failure of the
+   * agent. The model's entry stays as it is; if the page stays after all,
+   * the turn is saved again as it is once the unload window has passed.
+   */
+  private _asSaved(entry: ChatEntry): ChatEntry {
+    const unloading = this._unloading;
+    if (
+      !unloading?.turn ||
+      // A beforeunload long ago was cancelled (the user stayed on the page).
+      Date.now() - unloading.at > UNLOAD_WINDOW_MS ||
+      entry.kind !== 'turn' ||
+      entry.key !== unloading.turn ||
+      entry.state.outcome !== 'error' ||
+      (entry.endedAt ?? 0) < unloading.at
+    ) {
+      return entry;
+    }
+    if (this._resaveTimer === null) {
+      this._resaveTimer = setTimeout(() => {
+        this._resaveTimer = null;
+        this._keys.add(entry.key);
+        this._schedule();
+      }, UNLOAD_WINDOW_MS);
+    }
+    return {
+      ...entry,
+      endedAt: null,
+      state: { ...entry.state, outcome: null, error: null }
+    };
   }
 
   private _clearTimer(): void {
     if (this._timer !== null) {
       clearTimeout(this._timer);
       this._timer = null;
+    }
+  }
+
+  private _clearResave(): void {
+    if (this._resaveTimer !== null) {
+      clearTimeout(this._resaveTimer);
+      this._resaveTimer = null;
     }
   }
 
@@ -364,6 +388,7 @@ export class ConversationSaver implements IDisposable {
   private _memory: JsonObject | null | undefined = null;
   private _unloading: { at: number; turn: string | null } | null = null;
   private _timer: ReturnType<typeof setTimeout> | null = null;
+  private _resaveTimer: ReturnType<typeof setTimeout> | null = null;
   private _saving: Promise<void> | null = null;
   private _again = false;
   private _unavailable = false;
