@@ -286,6 +286,10 @@ describe('ConversationLibrary', () => {
     expect(await second.library.start()).toEqual([]);
     expect(second.service.current.id).toBe(first.service.current.id);
     expect(second.service.model.threadId).toBe(first.service.model.threadId);
+
+    // Deleted, it is not looked for at the next load.
+    await second.library.remove(second.service.current.id);
+    expect(state.has(LAST_SHOWN_KEY)).toBe(false);
   });
 
   it('restores the unload copy when it is newer than the store', async () => {

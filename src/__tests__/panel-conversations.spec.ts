@@ -101,6 +101,7 @@ describe('a long conversation in the transcript', () => {
     const model = longModel(3);
     const view = new TranscriptView(model, makeContext());
     disposables.push(view, model);
+    Widget.attach(view, document.body);
     expect(view.node.querySelectorAll('.jp-AgentPanel-user')).toHaveLength(3);
     expect(view.node.querySelector('.jp-AgentPanel-earlier')).toBeNull();
   });

@@ -35,6 +35,7 @@ function answering(...answers: [number, unknown][]): {
 const BASE = 'http://lab.example.org/user/ada/agent-panel/conversations';
 const SUMMARY = {
   id: 'c1',
+  // eslint-disable-next-line jupyter/no-untranslated-string -- test data: a stored title
   title: 'First',
   threadId: 't1',
   endpointName: 'Alpha',
@@ -109,6 +110,7 @@ describe('ConversationStoreClient', () => {
 
   it('renames with PATCH and deletes (already gone is fine)', async () => {
     const { calls, fetch } = answering(
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data: a stored title
       [200, { ...SUMMARY, title: 'New' }],
       [204, null],
       [404, { message: 'gone', reason: 'not_found' }]

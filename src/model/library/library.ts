@@ -249,6 +249,11 @@ export class ConversationLibrary implements IDisposable {
       this._release(live.session, false);
     }
     this._unload?.removeItem(unloadKey(id));
+    if (this._noted === id) {
+      // The next load must not look for it.
+      this._noted = null;
+      void this._options.state?.remove(LAST_SHOWN_KEY);
+    }
     this._summaries = this._summaries.filter(s => s.id !== id);
     this._update();
     if (!this._unavailable) {
