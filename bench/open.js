@@ -92,12 +92,16 @@ async function pageWithList(browser, lab, workspace) {
     {}
   );
   const { page } = metered;
-  await page.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
-  await page.evaluate(async () => {
-    const app = window.jupyterapp;
-    await app.restored;
-    await app.commands.execute('agent-panel:conversations');
-  });
+  const tab = page.locator('.lm-TabBar-tab[data-id="jp-agent-panel"]');
+  await tab.waitFor({ timeout: 60000 });
+  await page
+    .locator('#jupyterlab-splash')
+    .waitFor({ state: 'detached', timeout: 120000 });
+  if (!(await page.locator('#jp-agent-panel').isVisible())) {
+    await tab.click();
+  }
+  await page.locator('#jp-agent-panel .jp-AgentPanel-input').waitFor();
+  await page.locator('.jp-AgentPanel-conversationsButton').click();
   await page
     .locator('.jp-AgentPanel-conversationTitle', { hasText: 'bench-long' })
     .waitFor();

@@ -272,11 +272,15 @@ export class ConversationLibrary implements IDisposable {
       return;
     }
     this._isDisposed = true;
+    const shown = this._options.service.current;
     for (const { session, saver } of this._live.values()) {
-      void saver.flush();
-      saver.dispose();
-      session.titleChanged.disconnect(this._update, this);
-      session.model.statusChanged.disconnect(this._onStatus, this);
+      // The one shown belongs to the service; the others end here.
+      void saver.flush().then(() => {
+        saver.dispose();
+        if (session !== shown) {
+          session.dispose();
+        }
+      });
     }
     this._live.clear();
     Signal.clearData(this);
@@ -298,7 +302,7 @@ export class ConversationLibrary implements IDisposable {
     if (saver.dirty) {
       // Not stored: keep the snapshot for the next load, show it from memory.
       this._options.service.show(session);
-      throw new Error(this._options.trans.__('the store did not take it'));
+      throw new Error('the store did not take it');
     }
     await removeLegacyState(state, this._unload);
     if (current.model.entries.length === 0) {
