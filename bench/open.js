@@ -137,7 +137,9 @@ function clickAndWait(page, title, lastText) {
           }
           const box = node.getBoundingClientRect();
           const rect = answer.getBoundingClientRect();
-          return rect.height > 0 && rect.top < box.bottom && rect.bottom > box.top;
+          return (
+            rect.height > 0 && rect.top < box.bottom && rect.bottom > box.top
+          );
         };
         const deadline = performance.now() + 60000;
         const start = performance.now();
