@@ -1,7 +1,7 @@
 'use strict';
 /**
  * A throwaway `jupyter lab` on 127.0.0.1 for the render benchmarks: its own
- * config, runtime, settings, workspace and root directories under `dir`, a
+ * config, data, runtime, settings, workspace and root directories under `dir`, a
  * random token, and bench_proxy.py's routes forwarding turns to the stream
  * server (the agent panel's endpoint is `bench-stream/`; langstage-jupyter's
  * own server extension is disabled, its routes are the proxy's).
@@ -101,6 +101,8 @@ async function startLab({ jupyter, dir, streamUrl }) {
     env: {
       ...process.env,
       JUPYTER_CONFIG_DIR: sub('config'),
+      // The conversation store (and anything else kept there) stays in `dir`.
+      JUPYTER_DATA_DIR: sub('data'),
       JUPYTER_RUNTIME_DIR: sub('runtime'),
       PYTHONPATH: __dirname,
       BENCH_STREAM_URL: streamUrl

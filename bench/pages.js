@@ -407,6 +407,7 @@ class BaselinePage {
 module.exports = {
   BaselinePage,
   ChatPage,
+  openMeteredPage,
   PRODUCTS,
   READ_PANEL_MS,
   settledHeapBytes,

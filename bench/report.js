@@ -100,6 +100,17 @@ function renderTable(rows) {
   );
 }
 
+function openTable({ turns, figures }) {
+  const row = (name, samples) =>
+    `| ${name} | ${formatSummary(summarize(samples.map(f => f.ms)))} | ${formatSummary(summarize(samples.map(f => f.heapMb)))} | ${formatSummary(summarize(samples.map(f => f.growthMb)))} |`;
+  return [
+    '| conversation | click to last turn visible (ms) | JS heap after (MB) | heap growth (MB) |',
+    '| --- | --- | --- | --- |',
+    row('empty', figures.empty),
+    row(`${turns.toLocaleString('en-US')} turns`, figures.long)
+  ].join('\n');
+}
+
 function growthTable(rows) {
   return table(
     ['scenario', 'figure', 'after 500 turns', 'empty panel', 'ratio'],
@@ -350,9 +361,18 @@ function resultsMarkdown({
       growthTable(results.growth)
     );
   }
+  if (results.open) {
+    parts.push(
+      '## 5. Opening a long conversation',
+      `A conversation of ${results.open.turns.toLocaleString('en-US')} turns (a question and an answer of about ${results.open.answerChars} characters each), put in the lab’s conversation store, against an empty one, in the same run. ` +
+        'Each run loads a fresh page (a workspace of its own), opens the panel’s list of conversations and clicks one: the time runs from the click to the frame in which the last answer is in view; ' +
+        'the heap is read after a forced garbage collection, before the click and once the conversation is shown (growth: the difference).',
+      openTable(results.open)
+    );
+  }
   if (results.bundle) {
     parts.push(
-      '## 5. Bundle',
+      '## 6. Bundle',
       'The labextension JavaScript of a production build (`tsc` + `jupyter-builder build`), one build.',
       bundleTable(results.bundle)
     );

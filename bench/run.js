@@ -1,11 +1,12 @@
 'use strict';
 /**
- * The streaming benchmarks — parser, render, cold start, growth, bundle — in
+ * The streaming benchmarks — parser, render, cold start, growth, opening a
+ * long conversation, bundle — in
  * one run, written to bench/results.md and printed. `./scripts/bench` sets up
  * (the production build, and langstage-jupyter in the bench's own
  * virtualenv) and compiles first, then runs this:
  *
- *   node bench/run.js [--runs 3] [--only parser,render,cold,growth,bundle] [--trace]
+ *   node bench/run.js [--runs 3] [--only parser,render,cold,growth,open,bundle] [--trace]
  *
  * --trace also records, per render scenario and after the growth runs, one
  * more panel turn as a Chromium trace in bench/results/ (open it in DevTools' Performance panel).
@@ -22,6 +23,7 @@ const { parseArgs } = require('util');
 const { bundleSizes } = require('./bundle');
 const { startLab } = require('./lab');
 const { parserBenchmark } = require('./parser');
+const { openBenchmark } = require('./open');
 const { coldBenchmark, growthBenchmark, renderBenchmark } = require('./render');
 const { resultsMarkdown } = require('./report');
 const { startStreamServer } = require('./stream-server');
@@ -33,8 +35,10 @@ const PEER_VENV_BIN = path.join(ROOT, '.bench-venv', 'bin');
 const RESULTS = path.join(__dirname, 'results.md');
 /** What the traces say of the goals not met, written by hand (appended to RESULTS). */
 const PROFILE = path.join(__dirname, 'profile.md');
-const SECTIONS = ['parser', 'render', 'cold', 'growth', 'bundle'];
-const BROWSER_SECTIONS = ['render', 'cold', 'growth'];
+const SECTIONS = ['parser', 'render', 'cold', 'growth', 'open', 'bundle'];
+const BROWSER_SECTIONS = ['render', 'cold', 'growth', 'open'];
+/** The sections that set the panel beside langstage-jupyter (its own lab). */
+const PEER_SECTIONS = ['render', 'cold', 'growth'];
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -169,10 +173,11 @@ async function browserBenchmarks({
   const server = await startStreamServer();
   cleanup.add(() => server.close());
   const labs = {};
-  for (const [product, bin] of [
-    ['panel', VENV_BIN],
-    ['peer', PEER_VENV_BIN]
-  ]) {
+  const products = [['panel', VENV_BIN]];
+  if (sections.some(section => PEER_SECTIONS.includes(section))) {
+    products.push(['peer', PEER_VENV_BIN]);
+  }
+  for (const [product, bin] of products) {
     log(
       `starting jupyter lab for the ${product} (${path.relative(ROOT, bin)})`
     );
@@ -214,6 +219,9 @@ async function browserBenchmarks({
   }
   if (sections.includes('growth')) {
     results.growth = await growthBenchmark(context);
+  }
+  if (sections.includes('open')) {
+    results.open = await openBenchmark(context);
   }
   const version = browser.version();
   // Free the CPU before the bundle build.

@@ -1,2 +1,3 @@
 import './base.css';
 import './workflow.css';
+import './conversations.css';

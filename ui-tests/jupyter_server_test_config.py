@@ -1,5 +1,6 @@
 """Server configuration for the Galata UI tests (never use in production)."""
 import os
+import tempfile
 from pathlib import Path
 
 from jupyterlab.galata import configure_jupyter_server
@@ -25,3 +26,8 @@ c.AgentPanel.agents = {  # noqa: F821
     "todos": {"spec": graph_spec("todos.py"), "extractors": [graph_spec("todos.py", "TodosExtractor")]},
     "markdown": graph_spec("markdown_answer.py"),
 }
+# Each server run keeps its conversations apart from any other run's (and
+# from the user's own): a database of its own, in a fresh folder.
+c.AgentPanel.conversations_db = str(  # noqa: F821
+    Path(tempfile.mkdtemp(prefix="agent-panel-ui-")) / "conversations.sqlite"
+)

@@ -1,16 +1,13 @@
 /**
  * The message queue as a state machine over a real chat model: what goes
  * when a turn completes, what waits for a review, what is kept after an
- * error or a stop, the user's edits, and the round trip through a store.
+ * error or a stop, the user's edits, and the round trip through the store.
  */
 import { ChatModel } from '../model/conversation/chat-model';
 import { MessageQueue } from '../model/conversation/message-queue';
-import {
-  QUEUE_STATE_KEY,
-  QueuePersistence,
-  readQueue
-} from '../model/persistence/queue-persistence';
-import type { IStateStore } from '../model/persistence/persistence';
+import { readQueue } from '../model/persistence/queue-persistence';
+import { readConversation } from '../model/persistence/reading';
+import type { IStoredConversation } from '../transport/conversation-store';
 import type { ITurnContext } from '../wire/turn';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 
@@ -212,48 +209,46 @@ describe('MessageQueue', () => {
   });
 });
 
-/** What IStateDB does: keep a JSON copy. */
-class MemoryStore implements IStateStore {
-  async fetch(id: string): Promise<unknown> {
-    const value = this.values.get(id);
-    return value === undefined ? undefined : JSON.parse(value);
-  }
-  async save(id: string, value: unknown): Promise<void> {
-    this.values.set(id, JSON.stringify(value));
-  }
-  readonly values = new Map<string, string>();
+/** A stored conversation whose queue is `queue` (as the store gives it back). */
+function storedWith(queue: unknown[]): IStoredConversation {
+  return JSON.parse(
+    JSON.stringify({
+      id: 'c1',
+      title: '',
+      threadId: 'thread-1',
+      endpointName: null,
+      status: 'idle',
+      createdAt: 1,
+      updatedAt: 1,
+      revision: 1,
+      entryCount: 0,
+      entries: [],
+      transportMemory: null,
+      queue
+    })
+  );
 }
 
-describe('QueuePersistence', () => {
-  it('round-trips the queue; after a reload it waits for the user', async () => {
-    const store = new MemoryStore();
+describe('the saved queue', () => {
+  it('round-trips through the store; reopened, it waits for the user', async () => {
     const before = setup();
-    const saving = new QueuePersistence(before.queue, store);
-    await saving.start();
     before.busyWith('one');
     before.queue.submit('two', CONTEXT);
     await settle();
-    saving.dispose();
+    const read = readConversation(storedWith([...before.queue.items]), null);
 
     const after = setup();
-    const restoring = new QueuePersistence(after.queue, store);
-    expect(await restoring.start()).toEqual([]);
+    after.queue.restore(read!.queue);
+    expect(read!.problems).toEqual([]);
     expect(after.queue.items).toEqual(before.queue.items);
     expect(after.queue.hold).toBe('paused');
     after.queue.resume();
     expect(after.sent()).toEqual(['one']);
-    await settle();
-    expect(JSON.parse(store.values.get(QUEUE_STATE_KEY)!).items).toHaveLength(
-      1
-    );
-    restoring.dispose();
   });
 
-  it('keeps the readable messages of a damaged queue and says what was left out', async () => {
-    const store = new MemoryStore();
-    await store.save(QUEUE_STATE_KEY, {
-      version: 1,
-      items: [
+  it('keeps the readable messages of a damaged queue and says what was left out', () => {
+    const read = readConversation(
+      storedWith([
         { id: 'a', text: 'kept', context: null, queuedAt: 1 },
         {
           id: 'b',
@@ -262,14 +257,11 @@ describe('QueuePersistence', () => {
           queuedAt: 2
         },
         { id: 'c', text: '', context: null, queuedAt: 3 }
-      ]
-    });
-    const { queue } = setup();
-    const persistence = new QueuePersistence(queue, store);
-    const problems = await persistence.start();
-    persistence.dispose();
-    expect(queue.items.map(item => item.text)).toEqual(['kept']);
-    expect(problems).toEqual([
+      ]),
+      null
+    );
+    expect(read!.queue.map(item => item.text)).toEqual(['kept']);
+    expect(read!.problems).toEqual([
       'queued message 2 was left out: context.selected_text is not a string',
       'queued message 3 was left out: text is not a non-empty string'
     ]);

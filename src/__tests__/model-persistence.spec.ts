@@ -1,12 +1,9 @@
 import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
-import {
-  CHAT_STATE_KEY,
-  ChatPersistence,
-  readSnapshot,
-  snapshotOf,
-  type IStateStore
-} from '../model/persistence/persistence';
+import { ConversationSession } from '../model/library/session';
+import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
+import { ConversationSaver } from '../model/persistence/saver';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
+import { FakeConversationStore, MemoryStorage } from './store-fakes';
 
 const HITL = frame({
   status: 'interrupt',
@@ -22,21 +19,6 @@ const HITL = frame({
     allowed_decisions: ['approve', 'edit', 'reject']
   }
 });
-
-/** What IStateDB does: keep a JSON copy. */
-class MemoryStore implements IStateStore {
-  readonly saved: string[] = [];
-  async fetch(id: string): Promise<unknown> {
-    const value = this._values.get(id);
-    return value === undefined ? undefined : JSON.parse(value);
-  }
-  async save(id: string, value: unknown): Promise<void> {
-    const json = JSON.stringify(value);
-    this.saved.push(json);
-    this._values.set(id, json);
-  }
-  private _values = new Map<string, string>();
-}
 
 function modelWith(transport: FakeTransport, threadId = 'thread-1') {
   const model = new ChatModel(threadId, trans);
@@ -133,99 +115,60 @@ describe('conversation snapshots', () => {
   });
 });
 
-describe('ChatPersistence', () => {
+describe('ConversationSaver', () => {
   beforeEach(() => jest.useFakeTimers());
   afterEach(() => jest.useRealTimers());
 
-  it('restores into an empty model, then saves streaming changes throttled', async () => {
-    const store = new MemoryStore();
-    const first = new FakeTransport();
-    const original = modelWith(first);
-    original.send('hi');
-    first.lastTurn.sink.frame(chunk('hello'));
-    first.lastTurn.sink.frame(complete());
-    await store.save(CHAT_STATE_KEY, snapshotOf(original) as any);
-    store.saved.length = 0;
-
-    const transport = new FakeTransport();
-    const model = modelWith(transport, 'fresh');
-    const persistence = new ChatPersistence(model, store, {
-      saveDelayMs: 1000
-    });
-    expect(await persistence.start()).toEqual([]);
-    expect(model.threadId).toBe('thread-1');
-    expect(model.entries).toHaveLength(2);
-
-    model.send('again');
-    await jest.advanceTimersByTimeAsync(0);
-    const afterSend = store.saved.length;
-    for (let i = 0; i < 50; i++) {
-      transport.lastTurn.sink.frame(chunk(`t${i} `));
-    }
-    // Fifty frames: no save yet, one once the delay has passed.
-    expect(store.saved.length).toBe(afterSend);
-    await jest.advanceTimersByTimeAsync(1000);
-    expect(store.saved.length).toBe(afterSend + 1);
-    const last = JSON.parse(store.saved[store.saved.length - 1]);
-    expect(last.entries[3].state.items[0].text).toContain('t49');
-    persistence.dispose();
-  });
-
-  it('saves at once when the status changes (e.g. a review is pending)', async () => {
-    const store = new MemoryStore();
+  function saving(store: FakeConversationStore, storage = new MemoryStorage()) {
     const transport = new FakeTransport();
     const model = modelWith(transport);
-    const persistence = new ChatPersistence(model, store, {
-      saveDelayMs: 60000
+    const session = new ConversationSession('c1', model, trans);
+    const page = new EventTarget();
+    const saver = new ConversationSaver(session, store, {
+      saveDelayMs: 10,
+      unloadStore: storage,
+      page
     });
-    await persistence.start();
-    model.send('go');
-    transport.lastTurn.sink.frame(HITL);
-    transport.lastTurn.sink.frame(complete('interrupted'));
-    await jest.advanceTimersByTimeAsync(0);
-    const stored = await store.fetch(CHAT_STATE_KEY);
-    const reloaded = modelWith(new FakeTransport());
-    reloaded.restore(readSnapshot(stored).snapshot);
-    expect(reloaded.status).toBe('awaiting-decision');
-    persistence.dispose();
-  });
-
-  it('does not replace a conversation that already started', async () => {
-    const store = new MemoryStore();
-    await store.save(CHAT_STATE_KEY, {
-      version: 1,
-      threadId: 'old',
-      entries: []
-    });
-    const model = modelWith(new FakeTransport(), 'current');
-    model.send('typed before the state loaded');
-    const persistence = new ChatPersistence(model, store);
-    await persistence.start();
-    expect(model.threadId).toBe('current');
-    persistence.dispose();
-  });
-
-  it('reports a stored conversation it cannot read and keeps working', async () => {
-    const store = new MemoryStore();
-    await store.save(CHAT_STATE_KEY, { version: 2 });
-    const model = modelWith(new FakeTransport(), 'current');
-    const persistence = new ChatPersistence(model, store);
-    expect(await persistence.start()).toEqual([
-      'the saved conversation was not restored: the saved conversation has version 2, expected 1'
-    ]);
-    expect(model.threadId).toBe('current');
-    persistence.dispose();
-  });
+    saver.markStored([]);
+    return { transport, model, session, saver, page, storage };
+  }
 
   it('stops saving once disposed', async () => {
-    const store = new MemoryStore();
-    const transport = new FakeTransport();
-    const model = modelWith(transport);
-    const persistence = new ChatPersistence(model, store, { saveDelayMs: 10 });
-    await persistence.start();
-    persistence.dispose();
+    const store = new FakeConversationStore();
+    const { model, saver, session } = saving(store);
+    saver.dispose();
     model.send('hi');
     await jest.advanceTimersByTimeAsync(100);
-    expect(store.saved).toEqual([]);
+    expect(store.puts).toEqual([]);
+    session.dispose();
+  });
+
+  it('saves nothing for a conversation without changes, nor an empty unload copy', async () => {
+    const store = new FakeConversationStore();
+    const { saver, page, storage, session } = saving(store);
+    await saver.flush();
+    page.dispatchEvent(new Event('pagehide'));
+    expect(store.puts).toEqual([]);
+    expect(storage.items.size).toBe(0);
+    saver.dispose();
+    session.dispose();
+  });
+
+  it('sends removed entries when the conversation is replaced', async () => {
+    const store = new FakeConversationStore();
+    const { model, transport, saver, session } = saving(store);
+    model.send('one');
+    transport.lastTurn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(10);
+    expect(store.entriesOf('c1')).toHaveLength(2);
+    const turnKey = model.entries[1].key;
+    model.restore({ threadId: 'thread-1', entries: [model.entries[0]] });
+    await jest.advanceTimersByTimeAsync(10);
+    expect(store.entriesOf('c1')).toHaveLength(1);
+    expect(store.puts[store.puts.length - 1].update.removedKeys).toEqual([
+      turnKey
+    ]);
+    saver.dispose();
+    session.dispose();
   });
 });

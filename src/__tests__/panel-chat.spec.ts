@@ -11,6 +11,7 @@ import {
   complete,
   FakeTransport,
   frame,
+  libraryFor,
   makeContext,
   trans,
   typeInto,
@@ -31,6 +32,7 @@ function panelWith(withTransport = true) {
   const context = makeContext();
   const panel = new ChatPanel({
     service,
+    library: libraryFor(service),
     rendermime: context.rendermime,
     trans,
     commands: context.commands
@@ -205,15 +207,19 @@ describe('ChatPanel status', () => {
     expect(isHidden()).toBe(true);
   });
 
-  it('New starts a new thread with an empty transcript', async () => {
-    const { input, key, transport, $, model } = panelWith();
+  it('New starts a new thread with an empty transcript, and keeps the old one', async () => {
+    const { input, key, transport, $, model, service } = panelWith();
     typeInto(input, 'hello');
     key({ key: 'Enter' });
     transport.lastTurn.sink.frame(complete());
     // The toolbar button is a React component: wait for it to render.
     click(await waitFor(() => $('.jp-AgentPanel-newChat')));
-    expect(model.threadId).not.toBe('thread-1');
+    expect(service.model).not.toBe(model);
+    expect(service.model.threadId).not.toBe('thread-1');
     expect($('.jp-AgentPanel-transcript').children).toHaveLength(0);
+    // The old conversation is kept: saved, then released.
+    expect(model.threadId).toBe('thread-1');
+    expect(model.entries).toHaveLength(2);
   });
 });
 

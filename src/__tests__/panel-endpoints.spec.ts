@@ -8,20 +8,18 @@ import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel } from '../model/conversation/chat-model';
 import type { IConnectionReport } from '../model/connection/connection-check';
-import {
-  ChatPersistence,
-  readSnapshot,
-  snapshotOf,
-  type IStateStore
-} from '../model/persistence/persistence';
+import { ConversationLibrary } from '../model/library/library';
+import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
 import { CommandIDs } from '../commands';
 import { ChatPanel } from '../panel/chat-panel';
 import { parseSettings, type IEndpointSettings } from '../contracts/settings';
 import type { IConnectionProbe } from '../transport/probe';
+import { FakeConversationStore, MemoryState } from './store-fakes';
 import {
   complete,
   FakeTransport,
   frame,
+  libraryFor,
   makeContext,
   trans,
   waitFor
@@ -84,7 +82,10 @@ function serviceWith(settings: unknown = SETTINGS, threadId = 'thread-1') {
   return { service, model, built, current };
 }
 
+const libraries: ConversationLibrary[] = [];
+
 afterEach(() => {
+  libraries.splice(0).forEach(library => library.dispose());
   services.splice(0).forEach(service => service.dispose());
   models.splice(0).forEach(model => model.dispose());
   document.body.replaceChildren();
@@ -234,57 +235,53 @@ describe('AgentPanelService endpoints', () => {
   });
 });
 
-/** What IStateDB does: keep a JSON copy. */
-class MemoryStore implements IStateStore {
-  async fetch(id: string): Promise<unknown> {
-    const value = this._values.get(id);
-    return value === undefined ? undefined : JSON.parse(value);
-  }
-  async save(id: string, value: unknown): Promise<void> {
-    this._values.set(id, JSON.stringify(value));
-  }
-  private _values = new Map<string, string>();
-}
-
 describe('a conversation’s endpoint across a reload', () => {
+  /** A library on `store`, saving at once. */
+  function libraryOf(
+    service: AgentPanelService,
+    store: FakeConversationStore,
+    state: MemoryState
+  ) {
+    const library = new ConversationLibrary({
+      service,
+      store,
+      threads: null,
+      state,
+      trans,
+      saver: { saveDelayMs: 0, unloadStore: null, page: new EventTarget() }
+    });
+    libraries.push(library);
+    return library;
+  }
+
   it('is saved with the conversation and reconnected on restore', async () => {
-    const store = new MemoryStore();
+    const store = new FakeConversationStore();
+    const state = new MemoryState();
     const before = serviceWith();
-    const saving = new ChatPersistence(before.model, store, { saveDelayMs: 0 });
-    await saving.start();
+    await libraryOf(before.service, store, state).start();
     before.service.selectEndpoint('Gamma');
     before.model.send('hi');
     before.current().transport.lastTurn.sink.frame(complete());
-    await saving.flush();
-    saving.dispose();
+    await waitFor(() => store.entriesOf('thread-1').length === 2 || null);
 
-    // A new page: the service starts on the default, then the snapshot arrives.
+    // A new page: the service starts on the default, then the conversation opens.
     const after = serviceWith(SETTINGS, 'fresh');
     expect(after.current().endpoint.name).toBe('Alpha');
-    const restoring = new ChatPersistence(after.model, store);
-    expect(await restoring.start()).toEqual([]);
-    restoring.dispose();
-    expect(after.model.threadId).toBe('thread-1');
-    expect(after.model.endpointName).toBe('Gamma');
+    expect(await libraryOf(after.service, store, state).start()).toEqual([]);
+    const model = after.service.model;
+    expect(model.threadId).toBe('thread-1');
+    expect(model.endpointName).toBe('Gamma');
     expect(after.current().endpoint.name).toBe('Gamma');
-    expect(after.model.transport).toBe(after.current().transport);
+    expect(model.transport).toBe(after.current().transport);
   });
 
   it('is switched to before the conversation has a message, and saved', async () => {
-    const store = new MemoryStore();
-    const { service, model } = serviceWith();
-    const saving = new ChatPersistence(model, store, { saveDelayMs: 0 });
-    await saving.start();
+    const store = new FakeConversationStore();
+    const { service } = serviceWith();
+    await libraryOf(service, store, new MemoryState()).start();
     service.selectEndpoint('Beta');
-    await waitFor(
-      async () =>
-        (await store.fetch('jupyterlab-agent-panel:conversation')) ?? null
-    );
-    await saving.flush();
-    saving.dispose();
-    expect(
-      await store.fetch('jupyterlab-agent-panel:conversation')
-    ).toMatchObject({
+    await waitFor(() => store.has('thread-1') || null);
+    expect(await store.get('thread-1')).toMatchObject({
       endpointName: 'Beta',
       entries: []
     });
@@ -321,6 +318,7 @@ describe('the panel header', () => {
     });
     const panel = new ChatPanel({
       service: setup.service,
+      library: libraryFor(setup.service),
       rendermime: context.rendermime,
       trans,
       commands: context.commands

@@ -16,6 +16,11 @@ import type { InterruptResponse } from '../wire/turn';
 import type { Decision, IInterruptCard } from '../wire/types';
 import type { ITurnViewContext } from '../panel/transcript/turn-view';
 
+import type { AgentPanelService } from '../model/agent-panel-service';
+import { ConversationLibrary } from '../model/library/library';
+import type { IConversationStore } from '../transport/conversation-store';
+import { FakeConversationStore } from './store-fakes';
+import { trans as bundle } from './fake-transport';
 export { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 
 /** Sources the markdown parser was asked to render, in order. */
@@ -118,4 +123,19 @@ export async function waitFor<T>(
     }
     await new Promise(resolve => setTimeout(resolve, 10));
   }
+}
+
+/** A library for a panel under test, on an in-memory store. */
+export function libraryFor(
+  service: AgentPanelService,
+  store: IConversationStore = new FakeConversationStore()
+): ConversationLibrary {
+  return new ConversationLibrary({
+    service,
+    store,
+    threads: null,
+    state: null,
+    trans: bundle,
+    saver: { unloadStore: null, page: new EventTarget() }
+  });
 }

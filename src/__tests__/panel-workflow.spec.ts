@@ -30,6 +30,7 @@ import {
   complete,
   FakeTransport,
   frame,
+  libraryFor,
   makeContext,
   trans,
   typeInto
@@ -87,6 +88,7 @@ function panelWith() {
   service.addItemAction({ command: 'test:insert-plan', target: 'plan' });
   const panel = new ChatPanel({
     service,
+    library: libraryFor(service),
     rendermime: context.rendermime,
     trans,
     commands: context.commands

@@ -5,10 +5,9 @@
  * the conversation copy kept at unload.
  */
 import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
-import {
-  ChatPersistence,
-  CHAT_STATE_KEY
-} from '../model/persistence/persistence';
+import { ConversationSession } from '../model/library/session';
+import { readConversation } from '../model/persistence/reading';
+import { ConversationSaver, unloadKey } from '../model/persistence/saver';
 import { ReviewCardView } from '../panel/review/review-card';
 import { ChunkWireHttpTransport } from '../transport/http';
 import { MAX_EVENT_CHARS, readSse } from '../transport/sse';
@@ -21,6 +20,7 @@ import {
   type IToolCard
 } from '../wire/types';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
+import { FakeConversationStore, MemoryStorage } from './store-fakes';
 import { fakeBody, toBytes } from './wire-harness';
 
 async function events(
@@ -289,76 +289,61 @@ describe('a resume refused because the review was answered elsewhere', () => {
 });
 
 describe('the conversation copy kept at unload', () => {
-  class MemoryStore {
-    values = new Map<string, unknown>();
-    async fetch(id: string) {
-      return this.values.get(id);
-    }
-    async save(id: string, value: unknown) {
-      this.values.set(id, JSON.parse(JSON.stringify(value)));
-    }
-  }
-
-  class MemoryStorage {
-    items = new Map<string, string>();
-    getItem(key: string) {
-      return this.items.get(key) ?? null;
-    }
-    setItem(key: string, value: string) {
-      this.items.set(key, value);
-    }
-  }
-
-  it('writes on pagehide what came after the last save, and restores the newer copy', async () => {
-    const store = new MemoryStore();
-    const storage = new MemoryStorage();
+  /** A conversation `c1` saved in `store`, with a copy at unload in `storage`. */
+  function saving(store: FakeConversationStore, storage: MemoryStorage) {
     const page = new EventTarget();
     const model = new ChatModel('thread', trans);
     const transport = new FakeTransport();
     model.transport = transport;
-    const persistence = new ChatPersistence(model, store, {
+    const session = new ConversationSession('c1', model, trans);
+    const saver = new ConversationSaver(session, store, {
       saveDelayMs: 60_000,
       unloadStore: storage,
       page
     });
-    await persistence.start();
+    saver.markStored([]);
+    return { page, model, transport, session, saver };
+  }
+
+  /** The page reloads: what it opens of `c1`. */
+  async function reopen(store: FakeConversationStore, storage: MemoryStorage) {
+    const read = readConversation(
+      await store.get('c1'),
+      storage.getItem(unloadKey('c1'))
+    );
+    const reloaded = new ChatModel(undefined, trans);
+    reloaded.restore(read!.restore);
+    return { reloaded, problems: read!.problems };
+  }
+
+  it('writes on pagehide what came after the last save, and restores the newer copy', async () => {
+    const store = new FakeConversationStore();
+    const storage = new MemoryStorage();
+    const { page, model, transport, session, saver } = saving(store, storage);
     model.send('count');
     transport.lastTurn.sink.frame(chunk('tick-1 '));
-    await persistence.flush();
+    await saver.flush();
     transport.lastTurn.sink.frame(chunk('tick-2 '));
     transport.lastTurn.sink.frame(chunk('tick-3'));
     page.dispatchEvent(new Event('pagehide'));
-    persistence.dispose();
-    model.dispose();
+    saver.dispose();
+    session.dispose();
 
-    // The page reloads: the workspace copy stops at tick-1.
-    const reloaded = new ChatModel(undefined, trans);
-    const again = new ChatPersistence(reloaded, store, {
-      unloadStore: storage,
-      page: new EventTarget()
-    });
-    expect(await again.start()).toEqual([]);
+    // The page reloads: the store's copy stops at tick-1.
+    const { reloaded, problems } = await reopen(store, storage);
+    expect(problems).toEqual([]);
     const turn = reloaded.entries[1] as ITurnEntry;
     expect((turn.state.items[0] as ITextBlock).text).toBe(
       'tick-1 tick-2 tick-3'
     );
     expect(turn.interruptedByReload).toBe(true);
-    again.dispose();
     reloaded.dispose();
   });
 
   it('keeps the turn the unload cut off running, so the reload marks it interrupted', async () => {
-    const store = new MemoryStore();
+    const store = new FakeConversationStore();
     const storage = new MemoryStorage();
-    const page = new EventTarget();
-    const model = new ChatModel('thread', trans);
-    const transport = new FakeTransport();
-    model.transport = transport;
-    const persistence = new ChatPersistence(model, store, {
-      unloadStore: storage,
-      page
-    });
-    await persistence.start();
+    const { page, model, transport, session, saver } = saving(store, storage);
     model.send('first');
     transport.lastTurn.sink.end('HTTP 500 from …/chat: a real failure');
     model.send('second');
@@ -366,16 +351,13 @@ describe('the conversation copy kept at unload', () => {
     page.dispatchEvent(new Event('beforeunload'));
     // The browser cuts the connection while the page goes away.
     transport.lastTurn.sink.end('connection to …/chat lost: network error');
+    // The save of the failure reaches the store before the page goes.
+    await saver.flush();
     page.dispatchEvent(new Event('pagehide'));
-    persistence.dispose();
-    model.dispose();
+    saver.dispose();
+    session.dispose();
 
-    const reloaded = new ChatModel(undefined, trans);
-    const again = new ChatPersistence(reloaded, store, {
-      unloadStore: storage,
-      page: new EventTarget()
-    });
-    await again.start();
+    const { reloaded } = await reopen(store, storage);
     const [first, second] = reloaded.entries.filter(
       (entry): entry is ITurnEntry => entry.kind === 'turn'
     );
@@ -386,53 +368,41 @@ describe('the conversation copy kept at unload', () => {
     expect(second.state.error).toBeNull();
     expect(second.interruptedByReload).toBe(true);
     expect((second.state.items[0] as ITextBlock).text).toBe('partial');
-    again.dispose();
     reloaded.dispose();
   });
 
-  it('prefers the workspace when another tab saved it later', async () => {
-    const store = new MemoryStore();
+  it('prefers the store when another tab saved it later', async () => {
+    const store = new FakeConversationStore();
     const storage = new MemoryStorage();
     storage.setItem(
-      CHAT_STATE_KEY,
+      unloadKey('c1'),
       JSON.stringify({ version: 1, threadId: 'old', entries: [], savedAt: 1 })
     );
-    await store.save(CHAT_STATE_KEY, {
-      version: 1,
+    await store.put('c1', {
       threadId: 'new',
-      entries: [],
-      savedAt: 2
-    });
-    const model = new ChatModel(undefined, trans);
-    const persistence = new ChatPersistence(model, store, {
-      unloadStore: storage,
-      page: new EventTarget()
-    });
-    await persistence.start();
-    expect(model.threadId).toBe('new');
-    persistence.dispose();
-    model.dispose();
-  });
-
-  it('reports an unreadable copy and restores the workspace', async () => {
-    const store = new MemoryStore();
-    const storage = new MemoryStorage();
-    storage.setItem(CHAT_STATE_KEY, '{not json');
-    await store.save(CHAT_STATE_KEY, {
-      version: 1,
-      threadId: 'kept',
+      endpointName: null,
+      status: 'idle',
       entries: []
     });
-    const model = new ChatModel(undefined, trans);
-    const persistence = new ChatPersistence(model, store, {
-      unloadStore: storage,
-      page: new EventTarget()
+    const { reloaded } = await reopen(store, storage);
+    expect(reloaded.threadId).toBe('new');
+    reloaded.dispose();
+  });
+
+  it('reports an unreadable copy and restores the store’s', async () => {
+    const store = new FakeConversationStore();
+    const storage = new MemoryStorage();
+    storage.setItem(unloadKey('c1'), '{not json');
+    await store.put('c1', {
+      threadId: 'kept',
+      endpointName: null,
+      status: 'idle',
+      entries: []
     });
-    const problems = await persistence.start();
+    const { reloaded, problems } = await reopen(store, storage);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^the copy kept at unload is not JSON/);
-    expect(model.threadId).toBe('kept');
-    persistence.dispose();
-    model.dispose();
+    expect(reloaded.threadId).toBe('kept');
+    reloaded.dispose();
   });
 });

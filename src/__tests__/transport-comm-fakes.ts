@@ -149,9 +149,14 @@ export class FakeComm {
   private _isDisposed = false;
 }
 
+let kernelCount = 0;
+
 /** A kernel connection with comms, statuses and restarts. */
 export class FakeKernel implements ICommKernel {
-  constructor(readonly name = 'python3') {}
+  constructor(
+    readonly name = 'python3',
+    readonly id = `kernel-${++kernelCount}`
+  ) {}
 
   status: Kernel.Status = 'idle';
   connectionStatus: Kernel.ConnectionStatus = 'connected';

@@ -11,6 +11,7 @@ import { CLIENT, KernelCommTransport } from '../transport/comm';
 import { KernelBinding } from '../transport/kernel-binding';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
 import type { WireFrame } from '../wire/frame-types';
+import type { JsonObject } from '../wire/json';
 import { TurnReducer } from '../wire/reduce';
 import {
   FakeAgentHelper,
@@ -51,6 +52,12 @@ class ReducerSink implements ITurnSink {
     this.ends.push(reason);
     this.reducer.endOfStream(reason);
   }
+
+  remember(memory: JsonObject): void {
+    this.memory = memory;
+  }
+
+  memory: JsonObject | null = null;
 }
 
 interface ISetupOptions {
@@ -574,6 +581,40 @@ describe('KernelCommTransport: subshells', () => {
     handle.stop();
 
     expect(sink.state.diagnostics).toEqual([]);
+  });
+});
+
+describe('KernelCommTransport: the kernel keeps the thread', () => {
+  it('remembers the kernel of a turn; after a restart, or on another kernel, the thread is forgotten', async () => {
+    const env = setup();
+    const { sink, handle, turn } = await startTurn(env);
+    env.helper.frame(turn, 0, { status: 'complete' });
+    env.helper.turnEnd(turn);
+    await handle.done;
+    expect(sink.memory).toEqual({ kernelId: env.kernel.id });
+    const thread = {
+      threadId: 'thread-1',
+      memory: sink.memory,
+      lastTurnAt: Date.now()
+    };
+    expect(await env.transport.threadMemory(thread)).toBe(true);
+    // A conversation the panel kept before it knew kernels: it cannot tell.
+    expect(
+      await env.transport.threadMemory({ ...thread, memory: null })
+    ).toBeNull();
+    expect(
+      await env.transport.threadMemory({
+        ...thread,
+        memory: { kernelId: 'another-kernel' }
+      })
+    ).toBe(false);
+
+    jest.spyOn(Date, 'now').mockReturnValue(thread.lastTurnAt + 1000);
+    env.kernel.restart();
+    env.kernel.setStatus('idle');
+    await flush();
+    expect(await env.transport.threadMemory(thread)).toBe(false);
+    env.transport.dispose();
   });
 });
 

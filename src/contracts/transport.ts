@@ -44,4 +44,20 @@ export interface IAgentTransport extends IDisposable {
     onRun: (run: IForeignRun) => ITurnSink | null,
     memory?: () => JsonObject | undefined
   ): IDisposable;
+  /**
+   * Whether the agent still remembers `thread`: false when it forgot it
+   * (the kernel restarted since its last turn), null when it cannot tell.
+   * Only transports whose agent's memory can be lost without the server
+   * telling (the kernel comm) provide it.
+   */
+  threadMemory?(thread: IThreadRef): Promise<boolean | null>;
+}
+
+/** A conversation's thread, as a transport checks its memory. */
+export interface IThreadRef {
+  readonly threadId: string;
+  /** What the transport asked to remember of it (`ITurnSink.remember`). */
+  readonly memory: JsonObject | null;
+  /** When its last turn ended (ms since the epoch). */
+  readonly lastTurnAt: number;
 }

@@ -32,13 +32,20 @@ import { ChangeReviews } from './conversation/change-reviews';
 import { ComposerContext } from './conversation/composer-context';
 import { InterruptHandlers } from './conversation/interrupt-handlers';
 import { HealthMonitor } from './connection/health-monitor';
-import { MessageQueue } from './conversation/message-queue';
+import type { MessageQueue } from './conversation/message-queue';
 import { PlanTracker } from './conversation/plan';
+import { ConversationSession } from './library/session';
 
 /** A "Test connection" started (`report` null) or finished. */
 export interface IConnectionTestEvent {
   endpoint: string;
   report: IConnectionReport | null;
+}
+
+/** The panel shows `current` instead of `previous`. */
+export interface ICurrentChange {
+  current: ConversationSession;
+  previous: ConversationSession;
 }
 
 export interface IAgentPanelServiceOptions {
@@ -60,31 +67,84 @@ export interface IAgentPanelServiceOptions {
  * at once; the transport is rebuilt only when its endpoint's settings change.
  */
 export class AgentPanelService implements IAgentPanel, IDisposable {
-  constructor(
-    readonly model: ChatModel,
-    options: IAgentPanelServiceOptions = {}
-  ) {
+  constructor(model: ChatModel, options: IAgentPanelServiceOptions = {}) {
     this._loadProbe = options.loadProbe ?? null;
     this._trans =
       options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
-    model.statusChanged.connect(this._onStatus, this);
-    model.endpointChanged.connect(this._onEndpointChanged, this);
-    model.entryAdded.connect(this._onEntryAdded, this);
-    this.queue = new MessageQueue(model, this._trans);
+    this._current = new ConversationSession(model.threadId, model, this._trans);
+    this.changeReviews = new ChangeReviews(() => this.model.threadId);
+    this._bindModel(model);
     this.plan = new PlanTracker(model, this._trans);
-    this.changeReviews = new ChangeReviews(() => model.threadId);
-    model.cleared.connect(
-      this.changeReviews.conversationChanged,
-      this.changeReviews
-    );
     this._interrupts = new InterruptHandlers(model);
   }
 
-  /** Messages typed while the agent works, sent as turns complete. */
-  readonly queue: MessageQueue;
   readonly plan: PlanTracker;
   readonly composerContext = new ComposerContext();
   readonly changeReviews: ChangeReviews;
+
+  /** The conversation shown in the panel. */
+  get current(): ConversationSession {
+    return this._current;
+  }
+
+  get model(): ChatModel {
+    return this._current.model;
+  }
+
+  /** Messages typed while the agent works, sent as turns complete. */
+  get queue(): MessageQueue {
+    return this._current.queue;
+  }
+
+  /** Another conversation is shown (the previous one is the argument's `previous`). */
+  get currentChanged(): ISignal<this, ICurrentChange> {
+    return this._currentChanged;
+  }
+
+  get modelChanged(): ISignal<this, ChatModel> {
+    return this._modelChanged;
+  }
+
+  /**
+   * Show `session` instead of the current conversation. The previous one
+   * keeps its transport while its turn runs (its frames land in its own
+   * model); otherwise its transport is released. Plugins that follow the
+   * panel's conversation (`model`, `plan`, `changeReviews`) follow it.
+   */
+  show(session: ConversationSession): void {
+    const previous = this._current;
+    if (session === previous || this._isDisposed) {
+      return;
+    }
+    this._unbindModel(previous.model);
+    const transport = previous.model.transport;
+    if (transport) {
+      transport.labelChanged?.disconnect(this._onLabelChanged, this);
+      if (previous.model.status !== 'running') {
+        transport.dispose();
+        previous.model.transport = null;
+      }
+    }
+    this._current = session;
+    this._bindModel(session.model);
+    this.plan.follow(session.model);
+    this._interrupts.follow(session.model);
+    this._connected = null;
+    const kept = session.model.transport;
+    if (kept) {
+      // A conversation still running in the background keeps its transport.
+      this._connected = this.endpoint;
+      kept.labelChanged?.connect(this._onLabelChanged, this);
+      this._problem = null;
+      this._health.setTarget(() => kept.checkHealth(), null);
+      this._connectionChanged.emit();
+    } else {
+      this._connect();
+    }
+    this.changeReviews.conversationChanged();
+    this._currentChanged.emit({ current: session, previous });
+    this._modelChanged.emit(session.model);
+  }
 
   get settings(): IPanelSettings {
     return this._settings;
@@ -270,24 +330,36 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
       return;
     }
     this._isDisposed = true;
-    this.model.statusChanged.disconnect(this._onStatus, this);
-    this.model.endpointChanged.disconnect(this._onEndpointChanged, this);
-    this.model.entryAdded.disconnect(this._onEntryAdded, this);
-    this.queue.dispose();
+    this._unbindModel(this.model);
     this.plan.dispose();
     this._interrupts.dispose();
-    this.model.cleared.disconnect(
-      this.changeReviews.conversationChanged,
-      this.changeReviews
-    );
     this.changeReviews.dispose();
     this.composerContext.dispose();
     this._health.dispose();
-    this.model.transport?.dispose();
-    this.model.transport = null;
+    this._current.dispose();
     this._retiring.forEach(transport => transport.dispose());
     this._retiring.clear();
     Signal.clearData(this);
+  }
+
+  private _bindModel(model: ChatModel): void {
+    model.statusChanged.connect(this._onStatus, this);
+    model.endpointChanged.connect(this._onEndpointChanged, this);
+    model.entryAdded.connect(this._onEntryAdded, this);
+    model.cleared.connect(
+      this.changeReviews.conversationChanged,
+      this.changeReviews
+    );
+  }
+
+  private _unbindModel(model: ChatModel): void {
+    model.statusChanged.disconnect(this._onStatus, this);
+    model.endpointChanged.disconnect(this._onEndpointChanged, this);
+    model.entryAdded.disconnect(this._onEntryAdded, this);
+    model.cleared.disconnect(
+      this.changeReviews.conversationChanged,
+      this.changeReviews
+    );
   }
 
   /**
@@ -377,6 +449,9 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     }
   }
 
+  private _current: ConversationSession;
+  private readonly _currentChanged = new Signal<this, ICurrentChange>(this);
+  private readonly _modelChanged = new Signal<this, ChatModel>(this);
   private _settings: IPanelSettings = DEFAULT_SETTINGS;
   private _problem: string | null = null;
   private _connected: IEndpointSettings | null = null;

@@ -15,14 +15,16 @@ import type { IPlanTracker } from './conversation/plan';
 
 /** The agent side panel, for plugins that add transports, item actions or client tools. */
 export interface IAgentPanel {
-  /** The conversation shown in the panel. */
+  /** The conversation shown in the panel (another one after `modelChanged`). */
   readonly model: IConversation;
+  /** The panel shows another conversation (opened from the list, or New). */
+  readonly modelChanged: ISignal<IAgentPanel, IConversation>;
   /** The current settings (already validated). */
   readonly settings: IPanelSettings;
   readonly settingsChanged: ISignal<IAgentPanel, IPanelSettings>;
   /** The context the next message takes; a plugin sets where it comes from. */
   readonly composerContext: IComposerContext;
-  /** The agent's plan: the conversation's latest `todos` extraction. */
+  /** The agent's plan: the shown conversation's latest `todos` extraction. */
   readonly plan: IPlanTracker;
   /** Notebook changes the agent proposes, waiting for the user's review. */
   readonly changeReviews: IChangeReviews;

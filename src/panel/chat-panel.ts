@@ -3,18 +3,24 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import {
   addIcon,
+  historyIcon,
   refreshIcon,
   SidePanel,
   ToolbarButton
 } from '@jupyterlab/ui-components';
 import type { CommandRegistry } from '@lumino/commands';
 import { Panel, Widget } from '@lumino/widgets';
-import type { AgentPanelService } from '../model/agent-panel-service';
-import type { ChatModel } from '../model/conversation/chat-model';
+import type {
+  AgentPanelService,
+  ICurrentChange
+} from '../model/agent-panel-service';
+import type { ConversationLibrary } from '../model/library/library';
+import type { ConversationSession } from '../model/library/session';
 import { errorMessage } from '../wire/json';
 import { agentOutputRendermime } from './common/agent-rendermime';
 import { formatTokens } from './common/format';
 import type { AutoScroller } from './transcript/autoscroll';
+import type { ITurnViewContext } from './transcript/turn-view';
 import { CommandIDs } from '../commands';
 import { TurnAnnouncer } from './transcript/announcer';
 import { Composer } from './composer/composer';
@@ -27,9 +33,12 @@ import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
 import { TranscriptView } from './transcript/transcript';
 import { WorkingIndicator } from './composer/working-indicator';
+import { ConversationListView } from './library/conversation-list';
+import { ConversationNotice } from './library/conversation-notice';
 
 export interface IChatPanelOptions {
   service: AgentPanelService;
+  library: ConversationLibrary;
   rendermime: IRenderMimeRegistry;
   trans: TranslationBundle;
   commands: CommandRegistry;
@@ -43,11 +52,16 @@ export interface IChatPanelOptions {
  * around one chat model. Views emit intents; the model acts on them.
  */
 export class ChatPanel extends SidePanel {
-  constructor({ service, rendermime, trans, commands }: IChatPanelOptions) {
+  constructor({
+    service,
+    library,
+    rendermime,
+    trans,
+    commands
+  }: IChatPanelOptions) {
     super({ content: new Panel() });
-    const model = service.model;
     this._service = service;
-    this._model = model;
+    this._library = library;
     this._bundle = trans;
     // Shown inside the sidebar's `AgentSidebar`, which has the id and the tab.
     this.addClass('jp-AgentPanel');
@@ -71,41 +85,59 @@ export class ChatPanel extends SidePanel {
         onClick: () => void commands.execute(CommandIDs.testConnection)
       })
     );
+    this._listButton = new ToolbarButton({
+      icon: historyIcon,
+      tooltip: trans.__('Conversations: open, rename or delete one'),
+      className: 'jp-AgentPanel-conversationsButton',
+      pressedTooltip: trans.__('Back to the conversation'),
+      onClick: () => this.toggleConversations()
+    });
+    this.toolbar.addItem('conversations', this._listButton);
     this.toolbar.addItem(
       'new-conversation',
       new ToolbarButton({
         icon: addIcon,
-        tooltip: trans.__('Start a new conversation'),
+        tooltip: trans.__('Start a new conversation (the current one is kept)'),
         className: 'jp-AgentPanel-newChat',
-        onClick: () => model.newConversation()
+        onClick: () => {
+          library.create();
+          this.toggleConversations(false);
+        }
       })
     );
 
-    this._transcript = new TranscriptView(model, {
+    this._turnContext = {
       // Agent output is untrusted: nothing in it may load or submit elsewhere.
       rendermime: agentOutputRendermime(rendermime, trans),
       trans,
       commands,
       itemActions: () => service.itemActions,
       settings: () => service.settings,
-      onDecisions: decisions => this._run(() => model.answer(decisions)),
+      onDecisions: decisions =>
+        this._run(() => service.model.answer(decisions)),
       onResponse: (card, response) =>
-        this._run(() => model.respond(card, response)),
-      onRetry: () => this._run(() => model.retry()),
+        this._run(() => service.model.respond(card, response)),
+      onRetry: () => this._run(() => service.model.retry()),
       answeredByPlugin: action => service.answersInterrupt(action)
-    });
-    this._jump = this._jumpButton(this._transcript.scroller);
-    const transcriptArea = new Panel();
-    transcriptArea.addClass('jp-AgentPanel-transcriptArea');
-    transcriptArea.addWidget(this._transcript);
-    transcriptArea.addWidget(this._jump);
+    };
+    this._list = new ConversationListView(library, trans, () =>
+      this.toggleConversations(false)
+    );
+    this._list.hide();
+    this._jump = this._jumpButton();
+    this._transcriptArea.addClass('jp-AgentPanel-transcriptArea');
+    // Each conversation's own views go in these; the layout sees only the views.
+    for (const slot of this._slots) {
+      slot.addClass('jp-AgentPanel-slot');
+    }
+    this._transcriptArea.addWidget(this._jump);
 
     this._composer = new Composer(trans);
     this._composer.sendRequested.connect(this._onSend, this);
     this._composer.stopRequested.connect(this._onStop, this);
-    this._announcer = new TurnAnnouncer(model, trans);
 
     this.content.addClass('jp-AgentPanel-content');
+    this.content.addWidget(this._list);
     this.content.addWidget(new ConnectionReportView(service, trans));
     this.content.addWidget(
       new PlanView(service.plan, {
@@ -114,21 +146,40 @@ export class ChatPanel extends SidePanel {
         trans
       })
     );
-    this.content.addWidget(transcriptArea);
+    this.content.addWidget(this._noticeSlot);
+    this.content.addWidget(this._transcriptArea);
     this.content.addWidget(new ChangeReviewsView(service.changeReviews, trans));
-    this.content.addWidget(new WorkingIndicator(model, trans));
-    this.content.addWidget(new QueueView(service.queue, trans));
+    this.content.addWidget(this._workingSlot);
+    this.content.addWidget(this._queueSlot);
     this.content.addWidget(
       new ContextChipsView(service.composerContext, trans)
     );
     this.content.addWidget(this._composer);
-    this.content.addWidget(new Widget({ node: this._announcer.node }));
+    this.content.addWidget(this._announcerSlot);
 
-    model.statusChanged.connect(this._updateComposer, this);
-    model.cleared.connect(this._updateComposer, this);
+    this._bind(service.current);
+    service.currentChanged.connect(this._onCurrentChanged, this);
     service.connectionChanged.connect(this._onConnection, this);
     service.settingsChanged.connect(this._onConnection, this);
     this._onConnection();
+  }
+
+  /** Show the list of conversations instead of the transcript (`show`), or toggle it. */
+  toggleConversations(show = this._list.isHidden): void {
+    this._list.setHidden(!show);
+    this._transcriptArea.setHidden(show);
+    this._listButton.pressed = show;
+    if (show) {
+      this._list.node.querySelector('input')?.focus();
+    }
+  }
+
+  get conversations(): ConversationListView {
+    return this._list;
+  }
+
+  get library(): ConversationLibrary {
+    return this._library;
   }
 
   get composer(): Composer {
@@ -143,22 +194,66 @@ export class ChatPanel extends SidePanel {
     if (this.isDisposed) {
       return;
     }
-    this._model.statusChanged.disconnect(this._updateComposer, this);
-    this._model.cleared.disconnect(this._updateComposer, this);
+    this._unbind();
+    this._service.currentChanged.disconnect(this._onCurrentChanged, this);
     this._service.connectionChanged.disconnect(this._onConnection, this);
     this._service.settingsChanged.disconnect(this._onConnection, this);
-    this._transcript.scroller.followingChanged.disconnect(
-      this._onFollowing,
-      this
-    );
     this._jump.node.removeEventListener('click', this);
-    this._announcer.dispose();
     super.dispose();
   }
 
   handleEvent(event: Event): void {
     if (event.type === 'click' && event.currentTarget === this._jump.node) {
       this._transcript.scroller.jumpToLatest();
+    }
+  }
+
+  /** Another conversation is shown: its views replace the previous one's. */
+  private _onCurrentChanged(
+    _: AgentPanelService,
+    change: ICurrentChange
+  ): void {
+    this._unbind();
+    this._bind(change.current);
+    this._onConnection();
+  }
+
+  /** Build the views of one conversation: transcript, working, queue, notice. */
+  private _bind(session: ConversationSession): void {
+    const model = session.model;
+    const trans = this._bundle;
+    this._transcript = new TranscriptView(model, this._turnContext);
+    this._transcript.scroller.followingChanged.connect(this._onFollowing, this);
+    this._jump.setHidden(this._transcript.scroller.following);
+    this._transcriptArea.insertWidget(0, this._transcript);
+    this._workingSlot.addWidget(new WorkingIndicator(model, trans));
+    this._queueSlot.addWidget(new QueueView(session.queue, trans));
+    this._noticeSlot.addWidget(
+      new ConversationNotice(session, this._library, trans)
+    );
+    this._announcer = new TurnAnnouncer(model, trans);
+    this._announcerSlot.addWidget(new Widget({ node: this._announcer.node }));
+    model.statusChanged.connect(this._updateComposer, this);
+    model.cleared.connect(this._updateComposer, this);
+    this._bound = session;
+  }
+
+  private _unbind(): void {
+    const session = this._bound;
+    if (!session) {
+      return;
+    }
+    this._bound = null;
+    session.model.statusChanged.disconnect(this._updateComposer, this);
+    session.model.cleared.disconnect(this._updateComposer, this);
+    this._transcript.scroller.followingChanged.disconnect(
+      this._onFollowing,
+      this
+    );
+    this._transcript.dispose();
+    this._announcer.dispose();
+    for (const slot of this._slots) {
+      [...slot.widgets].forEach(widget => widget.dispose());
     }
   }
 
@@ -190,7 +285,7 @@ export class ChatPanel extends SidePanel {
   /** Why the composer is locked, if it is. */
   private _updateComposer(): void {
     this._updateTitle();
-    const status = this._model.status;
+    const status = this._service.model.status;
     const problem = this._service.problem;
     this._composer.setRunning(status === 'running');
     this._composer.setLocked(
@@ -226,10 +321,10 @@ export class ChatPanel extends SidePanel {
   }
 
   private _onStop(): void {
-    this._model.stop();
+    this._service.model.stop();
   }
 
-  private _jumpButton(scroller: AutoScroller): Widget {
+  private _jumpButton(): Widget {
     const node = document.createElement('button');
     node.type = 'button';
     node.className = 'jp-Button jp-mod-styled jp-AgentPanel-jump';
@@ -237,7 +332,6 @@ export class ChatPanel extends SidePanel {
     const widget = new Widget({ node });
     widget.hide();
     node.addEventListener('click', this);
-    scroller.followingChanged.connect(this._onFollowing, this);
     return widget;
   }
 
@@ -257,12 +351,27 @@ export class ChatPanel extends SidePanel {
   }
 
   private readonly _service: AgentPanelService;
-  private readonly _model: ChatModel;
+  private readonly _library: ConversationLibrary;
   private readonly _bundle: TranslationBundle;
   private readonly _endpointLabel: Widget;
   private readonly _endpointText = document.createElement('span');
-  private readonly _transcript: TranscriptView;
+  private readonly _turnContext: ITurnViewContext;
+  private readonly _list: ConversationListView;
+  private readonly _listButton: ToolbarButton;
+  private readonly _transcriptArea = new Panel();
+  private readonly _noticeSlot = new Panel();
+  private readonly _workingSlot = new Panel();
+  private readonly _queueSlot = new Panel();
+  private readonly _announcerSlot = new Panel();
+  private readonly _slots = [
+    this._noticeSlot,
+    this._workingSlot,
+    this._queueSlot,
+    this._announcerSlot
+  ];
+  private _bound: ConversationSession | null = null;
+  private _transcript!: TranscriptView;
+  private _announcer!: TurnAnnouncer;
   private readonly _jump: Widget;
   private readonly _composer: Composer;
-  private readonly _announcer: TurnAnnouncer;
 }

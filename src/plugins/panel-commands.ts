@@ -18,9 +18,9 @@ export interface IPanelCommandsOptions {
 
 const NO_ARGS = { args: { type: 'object', properties: {} } } as const;
 
-/** Open the panel, start a conversation, focus the composer, test the connection. */
+/** Open the panel, start a conversation, list them, focus the composer, test the connection. */
 export function addPanelCommands(options: IPanelCommandsOptions): void {
-  const { app, service, loader, palette, trans } = options;
+  const { app, loader, palette, trans } = options;
   const show = () => app.shell.activateById(SIDEBAR_ID);
   app.commands.addCommand(CommandIDs.open, {
     label: trans.__('Open Agent Panel'),
@@ -31,12 +31,26 @@ export function addPanelCommands(options: IPanelCommandsOptions): void {
   });
   app.commands.addCommand(CommandIDs.newConversation, {
     label: trans.__('New Agent Conversation'),
-    caption: trans.__('Start a new conversation thread with the agent'),
+    caption: trans.__(
+      'Start a new conversation thread with the agent (the current one is kept)'
+    ),
     execute: async () => {
       show();
-      // After the saved conversation is restored, or it would replace the new one.
-      await loader.load();
-      service.model.newConversation();
+      // After the last conversation is opened, or it would replace the new one.
+      const panel = await loader.load();
+      panel.library.create();
+      panel.toggleConversations(false);
+    },
+    describedBy: NO_ARGS
+  });
+  app.commands.addCommand(CommandIDs.conversations, {
+    label: trans.__('Show Agent Conversations'),
+    caption: trans.__(
+      'Open the list of agent conversations: open, rename or delete one'
+    ),
+    execute: async () => {
+      show();
+      (await loader.load()).toggleConversations(true);
     },
     describedBy: NO_ARGS
   });

@@ -1,22 +1,23 @@
 /**
  * What the panel loads when it is first shown (see `panel-loader.ts`): its
- * views, the HTTP transport, the saved conversation and queue, the health
- * checks, and then, at idle time, what the first answer will need.
+ * views, the HTTP transport, the library of conversations (the server's
+ * store; the conversation shown last opens), the health checks, and then,
+ * at idle time, what the first answer will need.
  */
 import type { JupyterFrontEnd } from '@jupyterlab/application';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IStateDB } from '@jupyterlab/statedb';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { IDisposable } from '@lumino/disposable';
 import type { AgentPanelService } from '../model/agent-panel-service';
-import { ChatPersistence } from '../model/persistence/persistence';
-import { QueuePersistence } from '../model/persistence/queue-persistence';
+import { ConversationLibrary } from '../model/library/library';
 import { ChatPanel } from '../panel/chat-panel';
 import {
   agentOutputRendermime,
   idle,
   warmUpRenderers
 } from '../panel/common/agent-rendermime';
+import { serverAgentThreads } from '../transport/agent-threads';
+import { serverConversationStore } from '../transport/conversation-store';
 import { httpTransportFactory } from '../transport/http';
 
 export interface IPanelViewOptions {
@@ -29,31 +30,35 @@ export interface IPanelViewOptions {
   trans: TranslationBundle;
 }
 
-/** Saves a part of the panel in the state database and restores it. */
-interface IPersistence extends IDisposable {
-  /** Restore, then save on change; resolves to what could not be restored. */
-  start(): Promise<string[]>;
-}
-
 /**
- * Build the panel around the service. Resolves once the saved conversation
- * and queue are restored, so a command that waited for the panel sees them.
+ * Build the panel around the service. Resolves once the conversation shown
+ * last is open, so a command that waited for the panel sees it.
  */
 export async function buildPanel(
   options: IPanelViewOptions,
   show: (panel: ChatPanel) => void
 ): Promise<ChatPanel> {
   const { app, service, rendermime, state, trans } = options;
+  const serverSettings = app.serviceManager.serverSettings;
   service.registerTransport(
     'http',
-    httpTransportFactory(app.serviceManager.serverSettings, trans)
+    httpTransportFactory(serverSettings, trans)
   );
+  const library = new ConversationLibrary({
+    service,
+    store: serverConversationStore(serverSettings),
+    threads: serverAgentThreads(serverSettings),
+    state,
+    trans
+  });
   const panel = new ChatPanel({
     service,
+    library,
     rendermime,
     trans,
     commands: app.commands
   });
+  panel.disposed.connect(() => library.dispose());
   show(panel);
   // Health is polled once the endpoint from the settings is known.
   void options.settingsApplied.then(() => service.health.start());
@@ -61,35 +66,14 @@ export async function buildPanel(
   void idle().then(() =>
     warmUpRenderers(agentOutputRendermime(rendermime, trans))
   );
-  if (state) {
-    await app.restored;
-    await Promise.all([
-      restore(
-        'the conversation',
-        panel,
-        new ChatPersistence(service.model, state)
-      ),
-      restore('the queue', panel, new QueuePersistence(service.queue, state))
-    ]);
-  }
-  return panel;
-}
-
-/**
- * The conversation (and a pending review) survives a page reload; so does
- * the message queue, saved apart (it waits for the user then).
- */
-async function restore(
-  what: string,
-  panel: ChatPanel,
-  persistence: IPersistence
-): Promise<void> {
-  panel.disposed.connect(() => persistence.dispose());
+  // The conversation's endpoint is known then (its memory may be asked).
+  await Promise.all([app.restored, options.settingsApplied]);
   try {
-    for (const problem of await persistence.start()) {
+    for (const problem of await library.start()) {
       console.warn(`Agent Panel: ${problem}`);
     }
   } catch (reason) {
-    console.error(`Agent Panel: could not restore ${what}.`, reason);
+    console.error('Agent Panel: could not open the conversations.', reason);
   }
+  return panel;
 }

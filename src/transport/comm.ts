@@ -22,8 +22,16 @@ import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
 import { translated } from './frame-output';
 import { IdleWatch } from './idle-watch';
 import { type ChunkWireRequest, refusedTurn } from './turn-set';
-import type { BindingChange, KernelBinding } from './kernel-binding';
-import type { IAgentTransport, IHealthReport } from '../contracts/transport';
+import {
+  lastRestartOf,
+  type BindingChange,
+  type KernelBinding
+} from './kernel-binding';
+import type {
+  IAgentTransport,
+  IHealthReport,
+  IThreadRef
+} from '../contracts/transport';
 import type {
   ITurnHandle,
   ITurnSink,
@@ -79,9 +87,21 @@ export class KernelCommTransport implements IAgentTransport {
         this._trans.__('The kernel comm runs no client tools.')
       );
     }
+    // The kernel keeps the thread: which one, for `threadMemory` later.
+    const kernelId = this._binding.kernel?.id;
+    const remembering: ITurnSink = kernelId
+      ? {
+          frame: frame => sink.frame(frame),
+          diagnostic: message => sink.diagnostic(message),
+          end: (failure, refusal) => {
+            sink.remember?.({ kernelId });
+            sink.end(failure, refusal);
+          }
+        }
+      : sink;
     const turn = new CommTurn({
       request,
-      sink,
+      sink: remembering,
       connect: () => this._connect(),
       idleTimeoutMs: this._options.idleTimeoutMs,
       cancelGraceMs: this._options.cancelGraceMs ?? CANCEL_GRACE_MS,
@@ -93,6 +113,20 @@ export class KernelCommTransport implements IAgentTransport {
       this._disposeIdleRetired();
     });
     return turn;
+  }
+
+  /**
+   * The kernel forgot the thread when the conversation's last turn went to
+   * another kernel, or this kernel restarted since (as far as this page
+   * saw: a restart while no page followed the kernel goes unseen).
+   */
+  async threadMemory(thread: IThreadRef): Promise<boolean | null> {
+    const was = thread.memory?.kernelId;
+    const now = this._binding.kernel?.id;
+    if (typeof was !== 'string' || !now) {
+      return null;
+    }
+    return was === now && lastRestartOf(now) <= thread.lastTurnAt;
   }
 
   async checkHealth(): Promise<IHealthReport> {

@@ -12,6 +12,8 @@ import { bundleOrDefault } from './defaults';
 
 /** The parts of a kernel connection the comm transport uses. */
 export interface ICommKernel {
+  /** The kernel's id (kept across restarts). */
+  readonly id?: string;
   readonly status: Kernel.Status;
   readonly connectionStatus: Kernel.ConnectionStatus;
   readonly isDisposed: boolean;
@@ -244,6 +246,10 @@ export class KernelBinding implements IDisposable {
       this._restarting = true;
     } else if (this._restarting && (status === 'idle' || status === 'busy')) {
       this._restarting = false;
+      const id = this._kernel?.id;
+      if (id) {
+        restartedAt.set(id, Date.now());
+      }
       this._changed.emit('restarted');
     }
   }
@@ -332,4 +338,12 @@ export class KernelBinding implements IDisposable {
 /** Paths from settings may start with `/`; the contents API's never do. */
 function normalizePath(path: string): string {
   return path.trim().replace(/^\/+/, '');
+}
+
+/** When each kernel a binding of this page follows last restarted. */
+const restartedAt = new Map<string, number>();
+
+/** When kernel `id` last restarted (as far as this page saw), or 0. */
+export function lastRestartOf(id: string): number {
+  return restartedAt.get(id) ?? 0;
 }

@@ -131,8 +131,9 @@ export interface ITurnSink {
   /**
    * What the transport needs back on the conversation's next request
    * (`TurnRequest.memory`): plain JSON the model saves with the
-   * conversation and never reads. Only transports that keep the thread on
-   * the client (AG-UI) call it, before `end`.
+   * conversation and never reads. Transports that keep the thread on the
+   * client (AG-UI) call it, and the kernel comm (which kernel holds the
+   * thread, for `IAgentTransport.threadMemory`), before `end`.
    */
   remember?(memory: JsonObject): void;
   /**

@@ -120,7 +120,8 @@ test.describe('two windows on one workspace (built-in agent)', () => {
     await expect(
       lastTurn(panelA).locator('[data-verb="approve"]')
     ).toBeVisible();
-    // JupyterLab saves the workspace shortly after the state changes.
+    // The store has it at once; JupyterLab saves the workspace (which
+    // names the conversation shown) shortly after the state changes.
     await expect
       .poll(async () => pendingReviewSaved(page, baseURL!), { timeout: 20000 })
       .toBe(true);
@@ -178,20 +179,32 @@ test.describe('two windows on one workspace (built-in agent)', () => {
   });
 });
 
-/** The server's workspace holds a conversation whose last turn paused. */
+/**
+ * The server's store holds a conversation whose last turn paused, and the
+ * server's workspace names it as the one shown (what another window opens).
+ */
 async function pendingReviewSaved(
   page: IJupyterLabPageFixture,
   baseURL: string
 ): Promise<boolean> {
-  const response = await page.request.get(
+  const workspace = await page.request.get(
     `${baseURL}/lab/api/workspaces/default`
   );
-  if (!response.ok()) {
+  const shown = workspace.ok()
+    ? (await workspace.json())?.data?.[
+        'jupyterlab-agent-panel:last-conversation'
+      ]
+    : undefined;
+  if (typeof shown !== 'string') {
     return false;
   }
-  const saved = (await response.json())?.data?.[
-    'jupyterlab-agent-panel:conversation'
-  ];
+  const stored = await page.request.get(
+    `${baseURL}/agent-panel/conversations/${shown}`
+  );
+  if (!stored.ok()) {
+    return false;
+  }
+  const saved = await stored.json();
   const last = saved?.entries?.[saved.entries.length - 1];
-  return last?.state?.outcome === 'interrupted';
+  return saved.status === 'review' && last?.state?.outcome === 'interrupted';
 }

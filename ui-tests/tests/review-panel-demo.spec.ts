@@ -150,21 +150,41 @@ test.describe('review panel with the demo agent', () => {
   });
 
   test('a pending review survives a page reload and can be answered after it', async ({
-    page
+    page,
+    baseURL
   }) => {
     let panel = await openPanel(page);
+    // The workspace names the conversation shown, for the reload to open it.
+    const shownSaved = page.waitForRequest(
+      request =>
+        request.method() === 'PUT' &&
+        request.url().includes('/api/workspaces') &&
+        (request.postData() ?? '').includes(
+          '"jupyterlab-agent-panel:last-conversation"'
+        ),
+      { timeout: 30000 }
+    );
     await send(panel, 'ask me a question');
     await expect(
       panel.locator('.jp-AgentPanel-review [data-verb="respond"]')
     ).toBeEnabled();
-    // Wait until the workspace holds the paused conversation.
-    await page.waitForRequest(
-      request =>
-        request.method() === 'PUT' &&
-        request.url().includes('/api/workspaces') &&
-        (request.postData() ?? '').includes('"outcome":"interrupted"'),
-      { timeout: 30000 }
-    );
+    const id = JSON.parse((await shownSaved).postData()!).data[
+      'jupyterlab-agent-panel:last-conversation'
+    ];
+    // Wait until the server's store holds the paused conversation.
+    await expect
+      .poll(
+        async () =>
+          (
+            await (
+              await page.request.get(
+                `${baseURL}/agent-panel/conversations/${id}`
+              )
+            ).json()
+          ).status,
+        { timeout: 30000 }
+      )
+      .toBe('review');
     await page.reload();
     panel = await openPanel(page);
     const review = panel.locator('.jp-AgentPanel-review');

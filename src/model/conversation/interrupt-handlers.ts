@@ -14,8 +14,18 @@ import type { IActionRequest } from '../../wire/types';
 import type { ChatModel, ChatStatus } from './chat-model';
 
 export class InterruptHandlers implements IDisposable {
-  constructor(private readonly _model: ChatModel) {
+  constructor(private _model: ChatModel) {
     _model.statusChanged.connect(this._onStatus, this);
+  }
+
+  /** Answer the reviews of another conversation (the panel shows another one). */
+  follow(model: ChatModel): void {
+    this._model.statusChanged.disconnect(this._onStatus, this);
+    this._working?.abort();
+    this._working = null;
+    this._model = model;
+    model.statusChanged.connect(this._onStatus, this);
+    this._takeUp();
   }
 
   get isDisposed(): boolean {

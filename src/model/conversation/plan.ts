@@ -127,12 +127,23 @@ export interface IPlanTracker {
  */
 export class PlanTracker implements IPlanTracker, IDisposable {
   constructor(
-    private readonly _model: ChatModel,
+    model: ChatModel,
     trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
   ) {
     this._trans = trans;
-    _model.turnChanged.connect(this._onTurn, this);
-    _model.cleared.connect(this._scan, this);
+    this._model = model;
+    model.turnChanged.connect(this._onTurn, this);
+    model.cleared.connect(this._scan, this);
+    this._scan();
+  }
+
+  /** Follow another conversation (the panel shows another one). */
+  follow(model: ChatModel): void {
+    this._model.turnChanged.disconnect(this._onTurn, this);
+    this._model.cleared.disconnect(this._scan, this);
+    this._model = model;
+    model.turnChanged.connect(this._onTurn, this);
+    model.cleared.connect(this._scan, this);
     this._scan();
   }
 
@@ -208,6 +219,7 @@ export class PlanTracker implements IPlanTracker, IDisposable {
   }
 
   private readonly _trans: TranslationBundle;
+  private _model: ChatModel;
   private _plan: IPlan | null = null;
   private _isDisposed = false;
   private readonly _changed = new Signal<this, IPlan | null>(this);

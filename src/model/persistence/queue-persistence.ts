@@ -1,14 +1,9 @@
-import type { ReadonlyPartialJSONValue } from '@lumino/coreutils';
-import type { IDisposable } from '@lumino/disposable';
-import type {
-  IQueuedMessage,
-  MessageQueue
-} from '../conversation/message-queue';
-import type { IStateStore } from './persistence';
+/** Reading a saved message queue (the store's `queue`, or the old IStateDB copy). */
+import type { IQueuedMessage } from '../conversation/message-queue';
 import { errorMessage, isObject } from '../../wire/json';
 import { readContext } from './snapshot-reader';
 
-/** The IStateDB key the message queue is saved under (apart from the conversation). */
+/** The IStateDB key the message queue was saved under before the store. */
 export const QUEUE_STATE_KEY = 'jupyterlab-agent-panel:queue';
 
 export interface IQueueSnapshot {
@@ -36,9 +31,17 @@ export function readQueue(value: unknown): {
   if (!Array.isArray(record.items)) {
     throw new Error('the saved queue has no list of items');
   }
+  return readQueueItems(record.items);
+}
+
+/** The readable messages of a saved queue, and what was left out. */
+export function readQueueItems(list: readonly unknown[]): {
+  items: IQueuedMessage[];
+  problems: string[];
+} {
   const items: IQueuedMessage[] = [];
   const problems: string[] = [];
-  record.items.forEach((raw, index) => {
+  list.forEach((raw, index) => {
     try {
       items.push(readItem(raw));
     } catch (error) {
@@ -48,65 +51,6 @@ export function readQueue(value: unknown): {
     }
   });
   return { items, problems };
-}
-
-/**
- * Keeps the message queue in a state store so it survives a page reload.
- * Queue changes are user actions (few): each is saved at once.
- */
-export class QueuePersistence implements IDisposable {
-  constructor(
-    private readonly _queue: MessageQueue,
-    private readonly _store: IStateStore,
-    private readonly _key: string = QUEUE_STATE_KEY
-  ) {}
-
-  get isDisposed(): boolean {
-    return this._isDisposed;
-  }
-
-  /** Put the saved queue back (when the queue is still empty), then save changes. */
-  async start(): Promise<string[]> {
-    let problems: string[] = [];
-    try {
-      const stored = await this._store.fetch(this._key);
-      if (stored !== undefined && stored !== null && !this._isDisposed) {
-        const read = readQueue(stored);
-        problems = read.problems;
-        if (this._queue.items.length === 0) {
-          this._queue.restore(read.items);
-        }
-      }
-    } catch (error) {
-      problems.push(`the saved queue was not restored: ${errorMessage(error)}`);
-    }
-    if (!this._isDisposed) {
-      this._queue.changed.connect(this._save, this);
-    }
-    return problems;
-  }
-
-  dispose(): void {
-    if (this._isDisposed) {
-      return;
-    }
-    this._isDisposed = true;
-    this._queue.changed.disconnect(this._save, this);
-  }
-
-  private _save(): void {
-    const snapshot: IQueueSnapshot = {
-      version: 1,
-      items: [...this._queue.items]
-    };
-    this._store
-      .save(this._key, snapshot as unknown as ReadonlyPartialJSONValue)
-      .catch(error => {
-        console.error('Agent Panel: could not save the message queue.', error);
-      });
-  }
-
-  private _isDisposed = false;
 }
 
 function readItem(raw: unknown): IQueuedMessage {

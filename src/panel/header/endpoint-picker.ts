@@ -2,7 +2,10 @@ import { Notification } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { caretDownEmptyIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
-import type { AgentPanelService } from '../../model/agent-panel-service';
+import type {
+  AgentPanelService,
+  ICurrentChange
+} from '../../model/agent-panel-service';
 
 /**
  * The toolbar's endpoint dropdown: shows the conversation's endpoint and
@@ -35,6 +38,7 @@ export class EndpointPicker extends Widget {
     _service.connectionChanged.connect(this._render, this);
     _service.settingsChanged.connect(this._render, this);
     _service.model.statusChanged.connect(this._render, this);
+    _service.currentChanged.connect(this._onCurrentChanged, this);
     this._render();
   }
 
@@ -61,7 +65,18 @@ export class EndpointPicker extends Widget {
     this._service.connectionChanged.disconnect(this._render, this);
     this._service.settingsChanged.disconnect(this._render, this);
     this._service.model.statusChanged.disconnect(this._render, this);
+    this._service.currentChanged.disconnect(this._onCurrentChanged, this);
     super.dispose();
+  }
+
+  /** The lock follows the conversation shown. */
+  private _onCurrentChanged(
+    _: AgentPanelService,
+    { current, previous }: ICurrentChange
+  ): void {
+    previous.model.statusChanged.disconnect(this._render, this);
+    current.model.statusChanged.connect(this._render, this);
+    this._render();
   }
 
   private _render(): void {

@@ -14,6 +14,11 @@ import { userContextView } from './user-context';
  * the model and forwards each turn change to that turn's view only. It is a
  * `role="log"` whose own live updates are off: `TurnAnnouncer` says when a
  * turn starts and ends instead of every delta being read out.
+ *
+ * A long conversation opens with its last `OPENING_ENTRIES` entries only:
+ * the earlier ones are built when the reader scrolls up to the "Show
+ * earlier messages" button at the top (or presses it), a batch at a time,
+ * so opening a 1,000-turn conversation costs what opening its tail does.
  */
 export class TranscriptView extends Panel {
   constructor(
@@ -27,6 +32,20 @@ export class TranscriptView extends Panel {
     this.node.setAttribute('aria-label', _context.trans.__('Conversation'));
     this.node.tabIndex = 0;
     this._scroller = new AutoScroller(this.node);
+    this._earlier = earlierButton(_context.trans.__('Show earlier messages'));
+    this._earlier.node.addEventListener('click', this);
+    if (typeof IntersectionObserver !== 'undefined') {
+      // Reaching the top shows the batch before it.
+      this._observer = new IntersectionObserver(
+        changes => {
+          if (changes.some(change => change.isIntersecting)) {
+            this.showEarlier();
+          }
+        },
+        { root: this.node, rootMargin: '200px 0px 0px 0px' }
+      );
+      this._observer.observe(this._earlier.node);
+    }
     this._rebuild();
     _model.entryAdded.connect(this._onEntryAdded, this);
     _model.turnChanged.connect(this._onTurnChanged, this);
@@ -42,6 +61,50 @@ export class TranscriptView extends Panel {
     return this._turns.get(key);
   }
 
+  /** How many of the model's entries are not built yet (before the first shown). */
+  get hiddenEntries(): number {
+    return this._first;
+  }
+
+  /**
+   * Build the batch of entries before the first one shown, keeping what
+   * the reader sees where it is.
+   */
+  showEarlier(): void {
+    if (this._first === 0 || this.isDisposed) {
+      return;
+    }
+    const from = Math.max(0, this._first - EARLIER_BATCH);
+    const entries = this._model.entries.slice(from, this._first);
+    const height = this.node.scrollHeight;
+    const groups: Panel[] = [];
+    for (const entry of entries) {
+      for (const widget of this._viewsOf(entry)) {
+        if (widget instanceof TurnView) {
+          // Only the latest turn offers Retry.
+          widget.setLatest(false);
+        }
+        let group = groups[groups.length - 1];
+        if (!group || group.widgets.length >= ENTRIES_PER_GROUP) {
+          group = transcriptGroup();
+          groups.push(group);
+        }
+        group.addWidget(widget);
+      }
+    }
+    // After the button, before what is shown.
+    groups.forEach((group, index) => this.insertWidget(index + 1, group));
+    this._first = from;
+    this._placeEarlier();
+    this.node.scrollTop += this.node.scrollHeight - height;
+  }
+
+  handleEvent(event: Event): void {
+    if (event.type === 'click') {
+      this.showEarlier();
+    }
+  }
+
   dispose(): void {
     if (this.isDisposed) {
       return;
@@ -49,6 +112,9 @@ export class TranscriptView extends Panel {
     this._model.entryAdded.disconnect(this._onEntryAdded, this);
     this._model.turnChanged.disconnect(this._onTurnChanged, this);
     this._model.cleared.disconnect(this._rebuild, this);
+    this._earlier.node.removeEventListener('click', this);
+    this._observer?.disconnect();
+    this._earlier.dispose();
     this._scroller.dispose();
     this._turns.clear();
     super.dispose();
@@ -59,23 +125,30 @@ export class TranscriptView extends Panel {
   }
 
   private _append(entry: ChatEntry): void {
+    for (const widget of this._viewsOf(entry)) {
+      if (widget instanceof TurnView) {
+        this._latestTurn?.setLatest(false);
+        this._latestTurn = widget;
+      }
+      this._addToGroup(widget);
+    }
+  }
+
+  /** The widgets that show `entry`: a message and its context, or a turn. */
+  private _viewsOf(entry: ChatEntry): Widget[] {
     if (entry.kind === 'user') {
-      this._addToGroup(
-        userMessage(entry, this._context.trans.__('Your message'))
-      );
       // What context went with it, under it.
       const record =
         entry.context && userContextView(entry.context, this._context.trans);
-      if (record) {
-        this._addToGroup(record);
-      }
-      return;
+      const message = userMessage(
+        entry,
+        this._context.trans.__('Your message')
+      );
+      return record ? [message, record] : [message];
     }
     const view = new TurnView(entry, this._context);
-    this._latestTurn?.setLatest(false);
-    this._latestTurn = view;
     this._turns.set(entry.key, view);
-    this._addToGroup(view);
+    return [view];
   }
 
   /**
@@ -88,11 +161,19 @@ export class TranscriptView extends Panel {
       !this._lastGroup ||
       this._lastGroup.widgets.length >= ENTRIES_PER_GROUP
     ) {
-      this._lastGroup = new Panel();
-      this._lastGroup.addClass('jp-AgentPanel-transcriptGroup');
+      this._lastGroup = transcriptGroup();
       this.addWidget(this._lastGroup);
     }
     this._lastGroup.addWidget(widget);
+  }
+
+  /** The "Show earlier messages" button is first while entries are not built. */
+  private _placeEarlier(): void {
+    if (this._first > 0) {
+      this.insertWidget(0, this._earlier);
+    } else if (this._earlier.parent) {
+      this._earlier.parent = null;
+    }
   }
 
   private _onTurnChanged(_: ChatModel, update: ITurnUpdate): void {
@@ -105,9 +186,14 @@ export class TranscriptView extends Panel {
     this._latestTurn = null;
     this._lastGroup = null;
     for (const widget of [...this.widgets]) {
-      widget.dispose();
+      if (widget !== this._earlier) {
+        widget.dispose();
+      }
     }
-    for (const entry of this._model.entries) {
+    const entries = this._model.entries;
+    this._first = Math.max(0, entries.length - OPENING_ENTRIES);
+    this._placeEarlier();
+    for (const entry of entries.slice(this._first)) {
       this._append(entry);
     }
     this._scroller.jumpToLatest();
@@ -117,10 +203,34 @@ export class TranscriptView extends Panel {
   private readonly _turns = new Map<string, TurnView>();
   private _latestTurn: TurnView | null = null;
   private _lastGroup: Panel | null = null;
+  /** The index of the first entry shown; those before it are not built. */
+  private _first = 0;
+  private readonly _earlier: Widget;
+  private readonly _observer: IntersectionObserver | null = null;
 }
 
 /** Entries per group of the transcript (see `_addToGroup`). */
 const ENTRIES_PER_GROUP = 32;
+
+/** Entries built when a conversation opens (the latest ones). */
+export const OPENING_ENTRIES = 60;
+
+/** Entries built each time the reader reaches the top. */
+const EARLIER_BATCH = 60;
+
+function transcriptGroup(): Panel {
+  const group = new Panel();
+  group.addClass('jp-AgentPanel-transcriptGroup');
+  return group;
+}
+
+function earlierButton(label: string): Widget {
+  const node = document.createElement('button');
+  node.type = 'button';
+  node.className = 'jp-Button jp-mod-styled jp-AgentPanel-earlier';
+  node.textContent = label;
+  return new Widget({ node });
+}
 
 function userMessage(entry: IUserEntry, label: string): Widget {
   const widget = new Widget();

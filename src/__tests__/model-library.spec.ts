@@ -1,0 +1,448 @@
+/**
+ * The library of conversations against a store with the server's semantics:
+ * saving only what changed, New keeping the old conversation, a turn left
+ * running in the background, release and reopen, rename, delete (with the
+ * agent's thread), the filter, a server without a store, the one-time move
+ * of the IStateDB snapshot, and the notice when the agent forgot a thread.
+ */
+import { AgentPanelService } from '../model/agent-panel-service';
+import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { ConversationLibrary, LAST_SHOWN_KEY } from '../model/library/library';
+import { CHAT_STATE_KEY, snapshotOf } from '../model/persistence/persistence';
+import { QUEUE_STATE_KEY } from '../model/persistence/queue-persistence';
+import { unloadKey } from '../model/persistence/saver';
+import { parseSettings, type IEndpointSettings } from '../contracts/settings';
+import type { IThreadRef } from '../contracts/transport';
+import type { IAgentThreads } from '../transport/agent-threads';
+import type { ITextBlock } from '../wire/types';
+import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
+import {
+  FakeConversationStore,
+  MemoryState,
+  MemoryStorage
+} from './store-fakes';
+
+const SETTINGS = parseSettings({
+  endpoints: [
+    { name: 'Alpha', transport: 'http', url: 'agent-panel/agents/alpha/' },
+    { name: 'Kernel', transport: 'comm' }
+  ],
+  defaultEndpoint: 'Alpha'
+}).settings;
+
+class FakeThreads implements IAgentThreads {
+  forgotten: string[] = [];
+  knownAnswer: boolean | null = true;
+  async known(): Promise<boolean | null> {
+    return this.knownAnswer;
+  }
+  async forget(endpoint: IEndpointSettings, threadId: string): Promise<void> {
+    this.forgotten.push(`${endpoint.name}:${threadId}`);
+  }
+}
+
+/** One page: a service, its transports and a library on a shared store. */
+function page(
+  store: FakeConversationStore,
+  state = new MemoryState(),
+  storage = new MemoryStorage(),
+  threads = new FakeThreads()
+) {
+  const service = new AgentPanelService(new ChatModel(undefined, trans), {
+    trans
+  });
+  service.setSettings(SETTINGS);
+  const transports: FakeTransport[] = [];
+  const factory = () => {
+    const transport = new FakeTransport();
+    transports.push(transport);
+    return transport;
+  };
+  service.registerTransport('http', factory);
+  service.registerTransport('comm', factory);
+  const pageEvents = new EventTarget();
+  const library = new ConversationLibrary({
+    service,
+    store,
+    threads,
+    state,
+    trans,
+    saver: { saveDelayMs: 1000, unloadStore: storage, page: pageEvents }
+  });
+  pages.push({ service, library });
+  return { service, library, transports, state, storage, threads, pageEvents };
+}
+
+const pages: { service: AgentPanelService; library: ConversationLibrary }[] =
+  [];
+
+beforeEach(() => jest.useFakeTimers());
+afterEach(async () => {
+  for (const { service, library } of pages.splice(0)) {
+    library.dispose();
+    service.dispose();
+  }
+  await jest.runOnlyPendingTimersAsync();
+  jest.useRealTimers();
+});
+
+const turnText = (entry: unknown) =>
+  ((entry as ITurnEntry).state.items[0] as ITextBlock).text;
+
+describe('ConversationSaver (through the library)', () => {
+  it('sends only the entries that changed, one PUT per delay while streaming', async () => {
+    const store = new FakeConversationStore();
+    const { service, library, transports } = page(store);
+    await library.start();
+    service.model.send('hello there');
+    const transport = transports[transports.length - 1];
+    await jest.advanceTimersByTimeAsync(0);
+    const afterSend = store.puts.length;
+    for (let i = 0; i < 50; i++) {
+      transport.lastTurn.sink.frame(chunk(`t${i} `));
+    }
+    expect(store.puts.length).toBe(afterSend);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(store.puts.length).toBe(afterSend + 1);
+    const streaming = store.puts[store.puts.length - 1].update;
+    // The streaming turn only: the user message was sent before.
+    expect(streaming.entries).toHaveLength(1);
+    expect(JSON.stringify(streaming.entries)).toContain('t49');
+    expect(streaming.status).toBe('running');
+    expect(streaming.title).toBeUndefined();
+
+    transport.lastTurn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(0);
+    const id = service.current.id;
+    expect(store.entriesOf(id)).toHaveLength(2);
+    const summary = (await store.list())[0];
+    expect(summary).toMatchObject({ id, status: 'idle', entryCount: 2 });
+    // The first message is the title.
+    expect(summary.title).toBe('hello there');
+  });
+
+  it('saves a pending review at once, and it can be answered after reopening', async () => {
+    const store = new FakeConversationStore();
+    const first = page(store);
+    await first.library.start();
+    first.service.model.send('go');
+    const turn = first.transports[first.transports.length - 1].lastTurn;
+    turn.sink.frame(
+      frame({
+        status: 'interrupt',
+        interrupt: {
+          action_requests: [{ name: 'execute', args: { command: 'ls' } }],
+          review_configs: [
+            { action_name: 'execute', allowed_decisions: ['approve'] }
+          ]
+        }
+      })
+    );
+    turn.sink.frame(complete('interrupted'));
+    await jest.advanceTimersByTimeAsync(0);
+    const id = first.service.current.id;
+    expect((await store.list())[0].status).toBe('review');
+
+    const second = page(store);
+    await second.library.start();
+    await second.library.open(id);
+    expect(second.service.model.status).toBe('awaiting-decision');
+    second.service.model.answer([{ type: 'approve' }]);
+    const resume = second.transports[second.transports.length - 1].lastTurn;
+    expect(resume.request).toMatchObject({
+      kind: 'resume',
+      threadId: first.service.model.threadId
+    });
+  });
+
+  it('saves the queue and a new title, and sends a failed save again', async () => {
+    const store = new FakeConversationStore();
+    const { service, library } = page(store);
+    await library.start();
+    service.model.send('first');
+    service.queue.add('queued one', null);
+    await jest.advanceTimersByTimeAsync(0);
+    const id = service.current.id;
+    expect((await store.get(id))?.queue).toMatchObject([
+      { text: 'queued one' }
+    ]);
+    store.failPuts = 1;
+    await library.rename(id, 'Renamed');
+    await jest.advanceTimersByTimeAsync(0);
+    expect((await store.get(id))?.title).toBe('first');
+    service.queue.clear();
+    await jest.advanceTimersByTimeAsync(0);
+    const stored = await store.get(id);
+    expect(stored?.title).toBe('Renamed');
+    expect(stored?.queue).toEqual([]);
+  });
+});
+
+describe('ConversationLibrary', () => {
+  it('keeps the old conversation on New, and lists both newest first', async () => {
+    const store = new FakeConversationStore();
+    const { service, library, transports } = page(store);
+    await library.start();
+    service.model.send('one');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    const firstId = service.current.id;
+    await jest.advanceTimersByTimeAsync(5000);
+    const second = library.create();
+    expect(service.current).toBe(second);
+    second.model.send('two');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(1000);
+    await library.refresh();
+    expect(library.items.map(item => item.title)).toEqual(['two', 'one']);
+    expect(library.items[0].current).toBe(true);
+
+    await library.open(firstId);
+    expect(service.current.id).toBe(firstId);
+    expect(service.model.entries).toHaveLength(2);
+    expect((service.model.entries[0] as { text: string }).text).toBe('one');
+  });
+
+  it('keeps a turn running in the background: its frames land in its own conversation', async () => {
+    const store = new FakeConversationStore();
+    const { service, library, transports } = page(store);
+    await library.start();
+    service.model.send('slow question');
+    const background = service.current;
+    const transport = transports[transports.length - 1];
+    transport.lastTurn.sink.frame(chunk('part 1 '));
+    library.create();
+    expect(transport.isDisposed).toBe(false);
+    expect(library.items.find(i => i.id === background.id)?.status).toBe(
+      'running'
+    );
+    transport.lastTurn.sink.frame(chunk('part 2'));
+    transport.lastTurn.sink.frame(complete());
+    expect(service.model.entries).toHaveLength(0);
+    expect(turnText(background.model.entries[1])).toBe('part 1 part 2');
+    // Idle in the background: saved, then released.
+    await jest.advanceTimersByTimeAsync(0);
+    expect(background.isDisposed).toBe(true);
+    expect(transport.isDisposed).toBe(true);
+    const stored = await store.get(background.id);
+    expect(turnText(stored?.entries[1])).toBe('part 1 part 2');
+    expect(stored?.status).toBe('idle');
+    expect(library.items.find(i => i.id === background.id)?.status).toBe(
+      'idle'
+    );
+  });
+
+  it('renames, filters through the store, and deletes with the agent’s thread', async () => {
+    const store = new FakeConversationStore();
+    const { service, library, transports, threads } = page(store);
+    await library.start();
+    service.model.send('about apples');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    const apples = service.current.id;
+    const applesThread = service.model.threadId;
+    library.create().model.send('about pears');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(1000);
+
+    await library.rename(apples, 'Fruit A');
+    await jest.advanceTimersByTimeAsync(0);
+    await library.refresh('fruit');
+    expect(library.items.map(i => i.title)).toEqual(['Fruit A']);
+    await library.refresh('pears');
+    expect(library.items.map(i => i.title)).toEqual(['about pears']);
+    await library.refresh('');
+
+    await library.remove(apples);
+    expect(store.has(apples)).toBe(false);
+    expect(threads.forgotten).toEqual([`Alpha:${applesThread}`]);
+    expect(library.items.map(i => i.title)).toEqual(['about pears']);
+  });
+
+  it('deleting the conversation shown stops its turn and shows a new one', async () => {
+    const store = new FakeConversationStore();
+    const { service, library, transports } = page(store);
+    await library.start();
+    service.model.send('running');
+    const shown = service.current;
+    const turn = transports[transports.length - 1].lastTurn;
+    await library.remove(shown.id);
+    expect(service.current).not.toBe(shown);
+    expect(turn.stops).toBe(1);
+    expect(store.has(shown.id)).toBe(false);
+  });
+
+  it('opens the conversation shown last on the next load', async () => {
+    const store = new FakeConversationStore();
+    const state = new MemoryState();
+    const first = page(store, state);
+    await first.library.start();
+    first.service.model.send('remember me');
+    first.transports[first.transports.length - 1].lastTurn.sink.frame(
+      complete()
+    );
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(await state.fetch(LAST_SHOWN_KEY)).toBe(first.service.current.id);
+
+    const second = page(store, state);
+    expect(await second.library.start()).toEqual([]);
+    expect(second.service.current.id).toBe(first.service.current.id);
+    expect(second.service.model.threadId).toBe(first.service.model.threadId);
+
+    // Deleted, it is not looked for at the next load.
+    await second.library.remove(second.service.current.id);
+    expect(state.has(LAST_SHOWN_KEY)).toBe(false);
+  });
+
+  it('restores the unload copy when it is newer than the store', async () => {
+    const store = new FakeConversationStore();
+    const state = new MemoryState();
+    const storage = new MemoryStorage();
+    const first = page(store, state, storage);
+    await first.library.start();
+    first.service.model.send('count');
+    const turn = first.transports[first.transports.length - 1].lastTurn;
+    turn.sink.frame(chunk('tick-1 '));
+    await jest.advanceTimersByTimeAsync(1000);
+    turn.sink.frame(chunk('tick-2'));
+    // Nothing reaches the server once the page goes away.
+    store.failPuts = 10;
+    first.pageEvents.dispatchEvent(new Event('beforeunload'));
+    turn.sink.end('connection to …/chat lost: network error');
+    first.pageEvents.dispatchEvent(new Event('pagehide'));
+    const id = first.service.current.id;
+    expect(storage.getItem(unloadKey(id))).not.toBeNull();
+
+    store.failPuts = 0;
+    const second = page(store, state, storage);
+    await second.library.start();
+    const reopened = second.service.model.entries[1] as ITurnEntry;
+    expect(turnText(reopened)).toBe('tick-1 tick-2');
+    expect(reopened.interruptedByReload).toBe(true);
+    expect(reopened.state.error).toBeNull();
+    // The store gets the copy; the copy is then dropped.
+    await jest.advanceTimersByTimeAsync(0);
+    expect(turnText(store.entriesOf(id)[1])).toBe('tick-1 tick-2');
+    expect(storage.getItem(unloadKey(id))).toBeNull();
+  });
+
+  it('moves the IStateDB snapshot and queue into the store once, then removes them', async () => {
+    const old = new ChatModel('legacy-thread', trans);
+    const transport = new FakeTransport();
+    old.transport = transport;
+    old.send('from the workspace');
+    transport.lastTurn.sink.frame(chunk('kept'));
+    transport.lastTurn.sink.frame(complete());
+    const state = new MemoryState();
+    await state.save(CHAT_STATE_KEY, snapshotOf(old));
+    await state.save(QUEUE_STATE_KEY, {
+      version: 1,
+      items: [{ id: 'q1', text: 'later', context: null, queuedAt: 1 }]
+    });
+    const store = new FakeConversationStore();
+    const { service, library } = page(store, state);
+    expect(await library.start()).toEqual([]);
+    expect(service.current.id).toBe('legacy-thread');
+    expect(service.model.threadId).toBe('legacy-thread');
+    expect(service.queue.items.map(i => i.text)).toEqual(['later']);
+    const stored = await store.get('legacy-thread');
+    expect(stored?.title).toBe('from the workspace');
+    expect(stored?.entries).toHaveLength(2);
+    expect(stored?.queue).toHaveLength(1);
+    expect(state.has(CHAT_STATE_KEY)).toBe(false);
+    expect(state.has(QUEUE_STATE_KEY)).toBe(false);
+
+    // The next load opens it from the store, migrating nothing.
+    const puts = store.puts.length;
+    const again = page(store, state);
+    await again.library.start();
+    expect(again.service.current.id).toBe('legacy-thread');
+    expect(store.puts.length).toBe(puts);
+  });
+
+  it('reports an IStateDB snapshot it cannot read and keeps working', async () => {
+    const state = new MemoryState();
+    await state.save(CHAT_STATE_KEY, { version: 2 });
+    const { service, library } = page(new FakeConversationStore(), state);
+    const problems = await library.start();
+    expect(problems).toEqual([
+      'the saved conversation was not moved to the server: the saved conversation has version 2, expected 1'
+    ]);
+    expect(service.model.entries).toEqual([]);
+  });
+
+  it('keeps the conversation in memory when the server has no store, and says so', async () => {
+    const store = new FakeConversationStore();
+    store.missing = true;
+    const { service, library, transports } = page(store);
+    await library.start();
+    expect(library.unavailable).toBe(true);
+    service.model.send('not lost');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(service.model.entries).toHaveLength(2);
+    expect(library.items.map(i => i.title)).toEqual(['not lost']);
+  });
+
+  it('says so when the agent no longer remembers a conversation it opens', async () => {
+    const store = new FakeConversationStore();
+    const threads = new FakeThreads();
+    const first = page(store, new MemoryState(), new MemoryStorage(), threads);
+    await first.library.start();
+    first.service.model.send('hi');
+    first.transports[first.transports.length - 1].lastTurn.sink.frame(
+      complete()
+    );
+    const id = first.service.current.id;
+    first.library.create();
+    await jest.advanceTimersByTimeAsync(0);
+
+    threads.knownAnswer = true;
+    await first.library.open(id);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(first.service.current.notice).toBeNull();
+
+    first.library.create();
+    await jest.advanceTimersByTimeAsync(0);
+    threads.knownAnswer = false;
+    await first.library.open(id);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(first.service.current.notice).toMatch(
+      /^The agent no longer remembers this conversation/
+    );
+  });
+
+  it('asks a transport that knows its memory (the kernel comm) instead of the server', async () => {
+    const store = new FakeConversationStore();
+    const threads = new FakeThreads();
+    const { service, library, transports } = page(
+      store,
+      new MemoryState(),
+      new MemoryStorage(),
+      threads
+    );
+    const asked: IThreadRef[] = [];
+    service.registerTransport('comm', () => {
+      const transport = new FakeTransport();
+      Object.assign(transport, {
+        threadMemory: async (thread: IThreadRef) => {
+          asked.push(thread);
+          return false;
+        }
+      });
+      transports.push(transport);
+      return transport;
+    });
+    await library.start();
+    service.selectEndpoint('Kernel');
+    service.model.send('in the kernel');
+    const turn = transports[transports.length - 1].lastTurn;
+    turn.sink.remember?.({ kernelId: 'k1' });
+    turn.sink.frame(complete());
+    const id = service.current.id;
+    library.create();
+    await jest.advanceTimersByTimeAsync(0);
+    await library.open(id);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(asked).toMatchObject([{ memory: { kernelId: 'k1' } }]);
+    expect(service.current.notice).toMatch(/no longer remembers/);
+  });
+});

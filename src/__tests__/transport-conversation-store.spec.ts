@@ -1,0 +1,185 @@
+/**
+ * The store and thread-route clients: the requests they make, the answers
+ * they read, and a server without the routes told apart from an unknown
+ * conversation.
+ */
+import type { ServerConnection } from '@jupyterlab/services';
+import { parseSettings } from '../contracts/settings';
+import { serverAgentThreads } from '../transport/agent-threads';
+import {
+  ConversationStoreClient,
+  StoreUnavailableError
+} from '../transport/conversation-store';
+
+interface ICall {
+  url: string;
+  init: RequestInit;
+}
+
+function answering(...answers: [number, unknown][]): {
+  calls: ICall[];
+  fetch: (url: string, init: RequestInit) => Promise<Response>;
+} {
+  const calls: ICall[] = [];
+  return {
+    calls,
+    fetch: async (url, init) => {
+      calls.push({ url, init });
+      const [status, body] = answers.shift() ?? [500, 'no answer left'];
+      const text = typeof body === 'string' ? body : JSON.stringify(body);
+      return new Response(status === 204 ? null : text, { status });
+    }
+  };
+}
+
+const BASE = 'http://lab.example.org/user/ada/agent-panel/conversations';
+const SUMMARY = {
+  id: 'c1',
+  // eslint-disable-next-line jupyter/no-untranslated-string -- test data: a stored title
+  title: 'First',
+  threadId: 't1',
+  endpointName: 'Alpha',
+  status: 'review',
+  createdAt: 1,
+  updatedAt: 2,
+  revision: 3,
+  entryCount: 4
+};
+
+describe('ConversationStoreClient', () => {
+  it('lists, filtered by q, and reads the summaries', async () => {
+    const { calls, fetch } = answering([200, { conversations: [SUMMARY] }]);
+    const store = new ConversationStoreClient(BASE, fetch);
+    expect(await store.list('été & co')).toEqual([SUMMARY]);
+    expect(calls[0].url).toBe(`${BASE}?q=%C3%A9t%C3%A9%20%26%20co`);
+    expect(calls[0].init.method).toBe('GET');
+  });
+
+  it('puts an update as JSON and reads the revision', async () => {
+    const { calls, fetch } = answering([200, { revision: 5, updatedAt: 9 }]);
+    const store = new ConversationStoreClient(BASE, fetch);
+    const update = {
+      threadId: 't1',
+      endpointName: null,
+      status: 'idle' as const,
+      entries: [{ key: 'k1', kind: 'user' }]
+    };
+    expect(await store.put('c1', update)).toEqual({
+      revision: 5,
+      updatedAt: 9
+    });
+    expect(calls[0].url).toBe(`${BASE}/c1`);
+    expect(calls[0].init.method).toBe('PUT');
+    expect(JSON.parse(String(calls[0].init.body))).toEqual(update);
+  });
+
+  it('gets a conversation, null when the store does not have it', async () => {
+    const { fetch } = answering(
+      [
+        200,
+        {
+          ...SUMMARY,
+          entries: [{ key: 'k' }],
+          transportMemory: null,
+          queue: []
+        }
+      ],
+      [404, { message: 'No conversation c2', reason: 'not_found' }]
+    );
+    const store = new ConversationStoreClient(BASE, fetch);
+    expect((await store.get('c1'))?.entries).toEqual([{ key: 'k' }]);
+    expect(await store.get('c2')).toBeNull();
+  });
+
+  it('tells a server without the routes from an unknown conversation', async () => {
+    const { fetch } = answering([404, '<html>404: Not Found</html>']);
+    const store = new ConversationStoreClient(BASE, fetch);
+    await expect(store.list()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('names the route and the server’s message when a save is refused', async () => {
+    const { fetch } = answering([
+      413,
+      { message: 'The body is over 256 MiB', reason: 'too_large' }
+    ]);
+    const store = new ConversationStoreClient(BASE, fetch);
+    await expect(
+      store.put('c1', { threadId: 't', endpointName: null, status: 'idle' })
+    ).rejects.toThrow(`${BASE}/c1 answered 413: The body is over 256 MiB`);
+  });
+
+  it('renames with PATCH and deletes (already gone is fine)', async () => {
+    const { calls, fetch } = answering(
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data: a stored title
+      [200, { ...SUMMARY, title: 'New' }],
+      [204, null],
+      [404, { message: 'gone', reason: 'not_found' }]
+    );
+    const store = new ConversationStoreClient(BASE, fetch);
+    expect((await store.rename('c1', 'New')).title).toBe('New');
+    await store.remove('c1');
+    await store.remove('c1');
+    expect(calls.map(c => c.init.method)).toEqual([
+      'PATCH',
+      'DELETE',
+      'DELETE'
+    ]);
+  });
+});
+
+describe('serverAgentThreads', () => {
+  const serverSettings = {
+    baseUrl: 'http://lab.example.org/user/ada/'
+  } as ServerConnection.ISettings;
+  const endpoints = parseSettings({
+    endpoints: [
+      { name: 'Default', transport: 'http', url: 'agent-panel/' },
+      { name: 'Named', transport: 'http', url: 'agent-panel/agents/research/' },
+      {
+        name: 'Elsewhere',
+        transport: 'http',
+        url: 'https://agents.example.org/'
+      },
+      { name: 'Remote', transport: 'agui', url: 'agent-panel/agents/research/' }
+    ]
+  }).settings.endpoints;
+  const [own, named, elsewhere, agui] = endpoints;
+
+  it('asks this server’s agents about a thread, and only them', async () => {
+    const { calls, fetch } = answering(
+      [200, { threadId: 't1', known: false, interrupted: false }],
+      [200, { threadId: 't1', known: true, interrupted: true }]
+    );
+    const threads = serverAgentThreads(serverSettings, fetch);
+    expect(await threads.known(own, 't1')).toBe(false);
+    expect(await threads.known(named, 't1')).toBe(true);
+    expect(await threads.known(elsewhere, 't1')).toBeNull();
+    expect(await threads.known(agui, 't1')).toBeNull();
+    expect(calls.map(c => c.url)).toEqual([
+      'http://lab.example.org/user/ada/agent-panel/threads/t1',
+      'http://lab.example.org/user/ada/agent-panel/agents/research/threads/t1'
+    ]);
+  });
+
+  it('cannot tell on a server without the thread routes', async () => {
+    const { fetch } = answering([404, '<html>Not Found</html>']);
+    expect(
+      await serverAgentThreads(serverSettings, fetch).known(own, 't')
+    ).toBeNull();
+  });
+
+  it('deletes the thread; a refusal (busy) is an error', async () => {
+    const { calls, fetch } = answering(
+      [204, null],
+      [409, { message: 'busy', reason: 'busy' }]
+    );
+    const threads = serverAgentThreads(serverSettings, fetch);
+    await threads.forget(named, 't1');
+    await expect(threads.forget(named, 't1')).rejects.toThrow('409');
+    await threads.forget(elsewhere, 't1');
+    expect(calls.map(c => `${c.init.method} ${c.url}`)).toEqual([
+      'DELETE http://lab.example.org/user/ada/agent-panel/agents/research/threads/t1',
+      'DELETE http://lab.example.org/user/ada/agent-panel/agents/research/threads/t1'
+    ]);
+  });
+});
