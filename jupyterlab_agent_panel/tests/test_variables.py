@@ -8,8 +8,6 @@ import sys
 import time
 import uuid
 
-import pytest
-
 from jupyterlab_agent_panel.variables import (
     MAX_VARIABLES,
     REPR_LIMIT,
@@ -61,7 +59,7 @@ def test_a_huge_string_is_capped():
 
 
 def test_a_dataframe_gives_shape_dtypes_and_a_small_head():
-    pandas = pytest.importorskip("pandas")
+    import pandas
     frame = pandas.DataFrame({"a": range(100), "b": ["x"] * 100, "c": [1.5] * 100})
 
     summary = describe_value("df", frame)
@@ -80,7 +78,7 @@ def test_a_dataframe_gives_shape_dtypes_and_a_small_head():
 
 
 def test_a_wide_dataframe_lists_some_columns_and_counts_the_rest():
-    pandas = pytest.importorskip("pandas")
+    import pandas
     frame = pandas.DataFrame({f"c{i}": [i] for i in range(100)})
 
     summary = describe_value("wide", frame)
