@@ -179,9 +179,14 @@ describe('MessageQueue', () => {
   });
 
   it('holds the queue when the conversation is replaced', async () => {
-    const { queue, sent, model, busyWith } = setup();
+    const { queue, sent, model, transport, busyWith } = setup();
     busyWith('for the old conversation');
-    model.newConversation();
+    transport.lastTurn.sink.frame(ASK);
+    transport.lastTurn.sink.frame(complete('interrupted'));
+    expect(queue.hold).toBe('review');
+    // Another conversation restored in this model: it has no review to wait for.
+    model.restore({ threadId: 'thread-2', entries: [] });
+    expect(model.status).toBe('idle');
     await settle();
     expect(queue.hold).toBe('paused');
     expect(sent()).toEqual(['first']);

@@ -136,16 +136,4 @@ describe('ChatModel turns', () => {
     ]);
     expect(model.runningTurn?.key).toBe(model.entries[1].key);
   });
-
-  it('New conversation clears the entries and picks a new thread id', () => {
-    const { model } = pausedModel();
-    let cleared = 0;
-    model.cleared.connect(() => (cleared += 1));
-    model.newConversation();
-    expect(model.entries).toHaveLength(0);
-    expect(model.threadId).not.toBe('thread-1');
-    expect(model.threadId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(model.status).toBe('idle');
-    expect(cleared).toBe(1);
-  });
 });

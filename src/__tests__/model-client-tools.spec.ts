@@ -103,7 +103,9 @@ describe('the transport memory', () => {
     restored.restore(snapshot);
     expect(restored.transportMemory).toEqual({ messages: ['one'] });
 
-    model.newConversation();
+    finish(transport, { messages: ['one', 'two'] } as never);
+    // Another conversation, saved without memory, does not inherit this one's.
+    model.restore({ threadId: 'another', entries: [] });
     expect(model.transportMemory).toBeNull();
   });
 

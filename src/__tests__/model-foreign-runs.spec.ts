@@ -94,8 +94,8 @@ describe('ChatModel and runs started elsewhere', () => {
     expect(transport.foreignRun('thread-a').sink).toBeNull();
   });
 
-  it('follows the new thread after New conversation, and stops following the old', () => {
-    model.newConversation('thread-b');
+  it('follows the thread of a restored conversation, and stops following the old', () => {
+    model.restore({ threadId: 'thread-b', entries: [] });
     expect(transport.foreignRun('thread-a').sink).toBeNull();
     expect(transport.foreignRun('thread-b').sink).not.toBeNull();
   });
@@ -168,19 +168,19 @@ describe('ChatModel late diagnostics', () => {
     model.dispose();
   });
 
-  it('ignores a turn whose conversation was replaced', () => {
+  it('ignores a turn whose conversation was disposed (deleted while it ran)', () => {
     const model = new ChatModel('t', trans);
     const transport = new FakeTransport();
     model.transport = transport;
     model.send('hello');
-    const { sink } = transport.lastTurn;
-    model.newConversation();
+    const turn = transport.lastTurn;
+    model.dispose();
+    expect(turn.stops).toBe(1);
     const seen: TurnChange[] = [];
     model.turnChanged.connect((_, update) => seen.push(...update.changes));
-    sink.frame(chunk('stale'));
-    sink.diagnostic('stale');
+    turn.sink.frame(chunk('stale'));
+    turn.sink.diagnostic('stale');
     expect(seen).toEqual([]);
-    model.dispose();
   });
 });
 

@@ -202,6 +202,24 @@ describe('ConversationLibrary', () => {
     expect((service.model.entries[0] as { text: string }).text).toBe('one');
   });
 
+  it('New starts an empty conversation on a new thread and tells the views', async () => {
+    const store = new FakeConversationStore();
+    const { service, library, transports } = page(store);
+    await library.start();
+    service.model.send('one');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    const first = service.model;
+    let shown = 0;
+    service.modelChanged.connect(() => (shown += 1));
+    const second = library.create();
+    expect(service.model).toBe(second.model);
+    expect(second.model.entries).toHaveLength(0);
+    expect(second.model.threadId).not.toBe(first.threadId);
+    expect(second.model.threadId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second.model.status).toBe('idle');
+    expect(shown).toBe(1);
+  });
+
   it('keeps a turn running in the background: its frames land in its own conversation', async () => {
     const store = new FakeConversationStore();
     const { service, library, transports } = page(store);

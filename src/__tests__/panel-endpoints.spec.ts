@@ -146,7 +146,7 @@ describe('AgentPanelService endpoints', () => {
   });
 
   it('binds a conversation to the endpoint of its first message', () => {
-    const { service, model, built } = serviceWith();
+    const { service, model, built, current } = serviceWith();
     model.send('hi');
     expect(model.endpointName).toBe('Alpha');
     built[built.length - 1].transport.lastTurn.sink.frame(complete());
@@ -156,9 +156,13 @@ describe('AgentPanelService endpoints', () => {
     );
     expect(service.endpoint.name).toBe('Alpha');
     expect(built).toHaveLength(1);
-    model.newConversation();
-    expect(model.endpointName).toBeNull();
+    const library = libraryFor(service);
+    libraries.push(library);
+    const fresh = library.create();
+    expect(fresh.model.endpointName).toBeNull();
+    expect(model.endpointName).toBe('Alpha');
     expect(service.endpoint.name).toBe('Beta');
+    expect(fresh.model.transport).toBe(current().transport);
     expect(built.map(b => b.endpoint.name)).toEqual(['Alpha', 'Beta']);
   });
 

@@ -148,10 +148,14 @@ describe('PlanTracker', () => {
     transport.lastTurn.sink.frame(todosFrame(SECOND));
     transport.lastTurn.sink.frame(complete());
     const saved = JSON.parse(JSON.stringify([...model.entries]));
-    model.newConversation();
+    // The panel shows a new conversation (New), then the saved one again.
+    const fresh = new ChatModel('thread-2', trans);
+    tracker.follow(fresh);
     expect(tracker.plan).toBeNull();
     expect(plans[plans.length - 1]).toBeNull();
-    model.restore({ threadId: 'thread-1', entries: saved });
+    const reopened = new ChatModel(undefined, trans);
+    reopened.restore({ threadId: 'thread-1', entries: saved });
+    tracker.follow(reopened);
     expect(tracker.plan!.done).toBe(1);
     // A restored plan has nothing to compare with.
     expect(tracker.plan!.items.every(item => item.change === null)).toBe(true);

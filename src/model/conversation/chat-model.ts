@@ -345,19 +345,6 @@ export class ChatModel implements IConversation, IDisposable {
     this.send(lastUser.text, lastUser.context ?? undefined);
   }
 
-  /** Forget this conversation and start a new thread. */
-  newConversation(threadId: string = UUID.uuid4()): void {
-    this._detachRunning();
-    this._entries = [];
-    this._threadId = threadId;
-    this._memory = null;
-    clearTimeout(this._expiryTimer);
-    this.endpointName = null;
-    this._followThread();
-    this._cleared.emit();
-    this._setStatus('idle');
-  }
-
   /**
    * Show a saved conversation instead of this one (only while nothing runs).
    * A turn that was still streaming when it was saved cannot be resumed: it
