@@ -220,6 +220,32 @@ describe('ConversationLibrary', () => {
     expect(shown).toBe(1);
   });
 
+  it('offers the client tools registered before, in every conversation it opens or makes', async () => {
+    const store = new FakeConversationStore();
+    const { service, library, transports } = page(store);
+    await library.start();
+    service.registerClientTool({
+      name: 'echo',
+      description: 'Say the text back.',
+      parameters: { type: 'object' },
+      run: async () => ({})
+    });
+    const names = () => service.model.clientTools.offered().map(t => t.name);
+    expect(names()).toEqual(['echo']);
+    service.model.send('one');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    const first = service.current;
+    library.create();
+    expect(service.model).not.toBe(first.model);
+    expect(names()).toEqual(['echo']);
+    // Idle in the background: saved and released, then read back.
+    await jest.advanceTimersByTimeAsync(0);
+    expect(first.isDisposed).toBe(true);
+    await library.open(first.id);
+    expect(service.current.id).toBe(first.id);
+    expect(names()).toEqual(['echo']);
+  });
+
   it('keeps a turn running in the background: its frames land in its own conversation', async () => {
     const store = new FakeConversationStore();
     const { service, library, transports } = page(store);

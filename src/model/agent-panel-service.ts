@@ -27,7 +27,10 @@ import type {
   ChatStatus
 } from './conversation/chat-model';
 import type { IConnectionReport } from './connection/connection-check';
-import type { IClientTool } from './conversation/client-tools';
+import type {
+  ClientToolRegistry,
+  IClientTool
+} from './conversation/client-tools';
 import { ChangeReviews } from './conversation/change-reviews';
 import { ComposerContext } from './conversation/composer-context';
 import { InterruptHandlers } from './conversation/interrupt-handlers';
@@ -72,6 +75,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this._trans =
       options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
     this._current = new ConversationSession(model.threadId, model, this._trans);
+    this.clientTools = model.clientTools;
     this.changeReviews = new ChangeReviews(() => this.model.threadId);
     this._bindModel(model);
     this.plan = new PlanTracker(model, this._trans);
@@ -79,6 +83,11 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   }
 
   readonly plan: PlanTracker;
+  /**
+   * The client tools every conversation offers (the first model's registry,
+   * which the library gives each model it makes).
+   */
+  readonly clientTools: ClientToolRegistry;
   readonly composerContext = new ComposerContext();
   readonly changeReviews: ChangeReviews;
 
@@ -304,7 +313,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   }
 
   registerClientTool(tool: IClientTool): IDisposable {
-    return this.model.clientTools.register(tool);
+    return this.clientTools.register(tool);
   }
 
   registerInterruptHandler(handler: IInterruptHandler): IDisposable {

@@ -91,7 +91,8 @@ async function expectHeaderFits(panel: Locator): Promise<number> {
   const toolbar = await box(panel.locator('.jp-SidePanel-toolbar'));
   const transcript = await box(panel.locator('.jp-AgentPanel-transcript'));
   const controls = panel.locator('.jp-SidePanel-toolbar > .jp-Toolbar-item');
-  await expect(controls).toHaveCount(5);
+  // Picker, endpoint, health, Test connection, Conversations, New.
+  await expect(controls).toHaveCount(6);
   let bottom = toolbar.y + toolbar.height;
   for (const control of await controls.all()) {
     const name = await control.getAttribute('data-jp-item-name');
@@ -135,6 +136,7 @@ test.describe('the panel header', () => {
     // Icons instead of words, named (and explained in the tooltip) for everyone.
     for (const [item, name] of [
       ['test-connection', 'Test the connection to this endpoint'],
+      ['conversations', 'Conversations: open, rename or delete one'],
       ['new-conversation', 'Start a new conversation']
     ]) {
       const slot = panel.locator(`[data-jp-item-name="${item}"]`);

@@ -108,14 +108,18 @@ export interface IConversation {
 export class ChatModel implements IConversation, IDisposable {
   constructor(
     threadId: string = UUID.uuid4(),
-    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel'),
+    clientTools: ClientToolRegistry = new ClientToolRegistry(trans)
   ) {
     this._threadId = threadId;
     this._trans = trans;
-    this.clientTools = new ClientToolRegistry(trans);
+    this.clientTools = clientTools;
   }
 
-  /** The tools offered to the agent on every run, run here when it calls them. */
+  /**
+   * The tools offered to the agent on every run, run here when it calls
+   * them; the panel's conversations share one registry.
+   */
   readonly clientTools: ClientToolRegistry;
 
   /**

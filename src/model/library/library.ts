@@ -154,14 +154,11 @@ export class ConversationLibrary implements IDisposable {
 
   /** Start a conversation and show it; the one shown is kept. */
   create(): ConversationSession {
-    const model = new ChatModel(undefined, this._options.trans);
-    const session = new ConversationSession(
-      model.threadId,
-      model,
-      this._options.trans
-    );
+    const { service, trans } = this._options;
+    const model = new ChatModel(undefined, trans, service.clientTools);
+    const session = new ConversationSession(model.threadId, model, trans);
     this._adopt(session, [], false);
-    this._options.service.show(session);
+    service.show(session);
     return session;
   }
 
@@ -314,8 +311,12 @@ export class ConversationLibrary implements IDisposable {
   }
 
   private _sessionOf(id: string, read: IReadConversation): ConversationSession {
-    const { trans } = this._options;
-    const model = new ChatModel(read.restore.threadId || undefined, trans);
+    const { service, trans } = this._options;
+    const model = new ChatModel(
+      read.restore.threadId || undefined,
+      trans,
+      service.clientTools
+    );
     if (read.restore.entries.length > 0 || read.restore.threadId) {
       model.restore({ ...read.restore, threadId: model.threadId });
     }
