@@ -336,6 +336,37 @@ describe('ConversationLibrary', () => {
     expect(state.has(LAST_SHOWN_KEY)).toBe(false);
   });
 
+  it('a reload goes back to what this tab showed, before the workspace is saved', async () => {
+    const store = new FakeConversationStore();
+    const state = new MemoryState();
+    const storage = new MemoryStorage();
+    const first = page(store, state, storage);
+    await first.library.start();
+    first.service.model.send('older');
+    first.transports[first.transports.length - 1].lastTurn.sink.frame(
+      complete()
+    );
+    await jest.advanceTimersByTimeAsync(1000);
+    const older = first.service.current.id;
+    first.library.create();
+    first.service.model.send('newer');
+    first.transports[first.transports.length - 1].lastTurn.sink.frame(
+      complete()
+    );
+    await jest.advanceTimersByTimeAsync(1000);
+    const newer = first.service.current.id;
+    // JupyterLab has not saved the workspace since the first conversation.
+    await state.save(LAST_SHOWN_KEY, older);
+
+    // Another tab (its own storage) goes by the workspace.
+    const other = page(store, state, new MemoryStorage());
+    await other.library.start();
+    expect(other.service.current.id).toBe(older);
+    const reloaded = page(store, state, storage);
+    expect(await reloaded.library.start()).toEqual([]);
+    expect(reloaded.service.current.id).toBe(newer);
+  });
+
   it('restores the unload copy when it is newer than the store', async () => {
     const store = new FakeConversationStore();
     const state = new MemoryState();

@@ -115,9 +115,11 @@ export class ConversationLibrary implements IDisposable {
     if (state) {
       try {
         open = await this._migrate(state);
-        const last = await state.fetch(LAST_SHOWN_KEY);
+        // A reload returns to what this tab showed; JupyterLab saves the
+        // workspace (another tab's choice, or none yet) later.
         open ??=
-          typeof last === 'string' && CONVERSATION_ID.test(last) ? last : null;
+          conversationId(this._unload?.getItem(LAST_SHOWN_KEY)) ??
+          conversationId(await state.fetch(LAST_SHOWN_KEY));
       } catch (error) {
         problems.push(
           `the saved conversation was not moved to the server: ${errorMessage(error)}`
@@ -249,6 +251,7 @@ export class ConversationLibrary implements IDisposable {
     if (this._noted === id) {
       // The next load must not look for it.
       this._noted = null;
+      this._unload?.removeItem(LAST_SHOWN_KEY);
       void this._options.state?.remove(LAST_SHOWN_KEY);
     }
     this._summaries = this._summaries.filter(s => s.id !== id);
@@ -503,6 +506,11 @@ export class ConversationLibrary implements IDisposable {
       return;
     }
     this._noted = current.id;
+    try {
+      this._unload?.setItem(LAST_SHOWN_KEY, current.id);
+    } catch {
+      // Over the tab's storage quota: the workspace copy is all there is.
+    }
     state
       .save(LAST_SHOWN_KEY, current.id)
       .catch(error =>
@@ -564,4 +572,11 @@ export class ConversationLibrary implements IDisposable {
   private _unavailable = false;
   private _isDisposed = false;
   private readonly _changed = new Signal<this, void>(this);
+}
+
+/** `value` when it is a conversation id, else null. */
+function conversationId(value: unknown): string | null {
+  return typeof value === 'string' && CONVERSATION_ID.test(value)
+    ? value
+    : null;
 }
