@@ -170,7 +170,8 @@ test.describe('the endpoint picker', () => {
   useSettings({ endpoints: ENDPOINTS, defaultEndpoint: 'Demo' });
 
   test('moves the conversation, which a reload reconnects to its endpoint', async ({
-    page
+    page,
+    baseURL
   }) => {
     let panel = await openPanel(page);
     await expect(picker(panel)).toHaveValue('Demo');
@@ -186,13 +187,24 @@ test.describe('the endpoint picker', () => {
     await chat;
     await expectEcho(panel, 'ping');
 
-    await page.waitForRequest(
-      request =>
-        request.method() === 'PUT' &&
-        request.url().includes('/api/workspaces') &&
-        (request.postData() ?? '').includes('"endpointName":"Echo"'),
-      { timeout: 30000 }
-    );
+    // The server's conversation store has the conversation on Echo.
+    await expect
+      .poll(
+        async () => {
+          const response = await page.request.get(
+            `${baseURL}/agent-panel/conversations`
+          );
+          const { conversations } = response.ok()
+            ? await response.json()
+            : { conversations: [] };
+          return conversations.some(
+            (summary: { endpointName: string; entryCount: number }) =>
+              summary.endpointName === 'Echo' && summary.entryCount === 2
+          );
+        },
+        { timeout: 30000 }
+      )
+      .toBe(true);
     await page.reload();
     panel = await openPanel(page);
     await expect(picker(panel)).toHaveValue('Echo');
