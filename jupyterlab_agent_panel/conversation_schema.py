@@ -12,9 +12,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import time
 from typing import Callable, Iterator
 
 BUSY_TIMEOUT_SECONDS = 30.0
+WAL_RETRY_SECONDS = 0.02
 
 
 class StoreUnavailable(Exception):
@@ -99,7 +101,7 @@ def open_database(path: str) -> sqlite3.Connection:
         raise StoreUnavailable(f"The conversations database {path} cannot be opened: {exc}") from exc
     try:
         _check_version(connection, path)  # before anything that could write to it
-        connection.execute("PRAGMA journal_mode=WAL")
+        _use_wal(connection)
         # In WAL mode NORMAL survives a crash of the server; only a power cut may lose the last write.
         connection.execute("PRAGMA synchronous=NORMAL")
         with write_transaction(connection):
@@ -111,6 +113,24 @@ def open_database(path: str) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Switch the file to WAL, waiting for another connection that holds it.
+
+    SQLite answers a journal-mode change "database is locked" at once, without
+    its busy timeout, while another connection (a second server opening the
+    same new file) reads or migrates it; so wait here, up to that timeout.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_SECONDS
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(WAL_RETRY_SECONDS)
 
 
 def _check_version(connection: sqlite3.Connection, path: str) -> int:

@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -177,6 +178,25 @@ class TestTwoWritersLoseNoEntry:
                                       [f"second-{i}" for i in range(WRITES_PER_WRITER)])
         assert [key for key in keys if key.startswith("first")] == [f"first-{i}" for i in range(WRITES_PER_WRITER)]
         assert json.loads(await second.conversation_json("", "c"))["revision"] == 2 * WRITES_PER_WRITER
+
+    def test_a_store_opens_a_new_file_while_another_connection_holds_it(self, tmp_path):
+        # A second server opening the file while the first creates it: SQLite refuses the
+        # switch to WAL at once ("database is locked"), without its busy timeout.
+        path = tmp_path / "shared.sqlite"
+        holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        holder.execute("CREATE TABLE other (x)")
+        release = threading.Timer(0.5, lambda: holder.execute("COMMIT"))
+        release.start()
+        try:
+            connection = conversation_schema.open_database(str(path))
+        finally:
+            release.join()
+            holder.close()
+
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conversation_schema.schema_version(connection) == SCHEMA_VERSION
+        connection.close()
 
     async def test_another_process_appends_at_the_same_time(self, tmp_path, store_at):
         path = tmp_path / "shared.sqlite"
