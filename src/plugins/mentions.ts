@@ -60,7 +60,11 @@ export function mentionSource(
       const draft = panel ? cellAt(panel, item.index ?? -1) : null;
       if (!draft) {
         throw new Error(
-          trans.__('%1 is no longer open.', `${item.label} of ${item.path}`)
+          trans.__(
+            'Cell %1 of %2 is no longer open.',
+            (item.index ?? 0) + 1,
+            item.path
+          )
         );
       }
       return draft;

@@ -69,7 +69,7 @@ export function stripAnsi(text: string): string {
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 /** A multiline nbformat string (a string or a list of lines) as one string. */
-function joined(value: unknown): string {
+export function joined(value: unknown): string {
   if (typeof value === 'string') {
     return value;
   }

@@ -7,6 +7,7 @@
  */
 import {
   type IAttachmentDraft,
+  joined,
   sizeWords,
   textAttachment
 } from './attachments';
@@ -192,19 +193,10 @@ export function notebookText(content: unknown): string {
         isObject(cell) && typeof cell.cell_type === 'string'
           ? cell.cell_type
           : 'code';
-      const source = isObject(cell) ? multiline(cell.source) : '';
+      const source = isObject(cell) ? joined(cell.source) : '';
       return `# %% cell ${index + 1} [${type}]\n${source}`;
     })
     .join('\n\n');
-}
-
-function multiline(value: unknown): string {
-  if (typeof value === 'string') {
-    return value;
-  }
-  return Array.isArray(value)
-    ? value.filter(line => typeof line === 'string').join('')
-    : '';
 }
 
 /**

@@ -153,15 +153,29 @@ test.describe('files and cells by mention, against the echo graph', () => {
     await expect(mentions(page)).toHaveCount(2);
     await input.press('Enter');
     await expect(contextChip(panel, 'file')).toContainText('blob.bin');
-    await input.pressSequentially('what is it?');
+    // A notebook goes as its cells' sources, as saved.
+    await page.notebook.save();
+    await input.pressSequentially(`@${tmpPath}/hid`);
+    await input.press('Enter');
+    await expect(contextChip(panel, 'notebook')).toContainText(
+      `Notebook${tmpPath}/hidden.ipynb`
+    );
+    await input.pressSequentially('what are these?');
     await input.press('Enter');
     const echo = lastTurn(panel).locator('.jp-AgentPanel-text');
     await expect(echo).toContainText(
       `User has attached the file ${tmpPath}/blob.bin:`
     );
-    await expect(echo.locator('pre').last()).toHaveText(
+    await expect(echo.locator('pre', { hasText: 'binary file' })).toHaveText(
       '[binary file: application/octet-stream, 256 bytes; content not sent]'
     );
+    await expect(echo).toContainText(
+      `User has attached the cell sources of the notebook ${tmpPath}/hidden.ipynb:`
+    );
+    await expect(echo.locator('pre').last()).toContainText(
+      "# %% cell 1 [code]\nopen('.secret.txt', 'w').write('do not send')"
+    );
+    await expect(echo).not.toContainText('.secret.txt:');
   });
 
   test('a file dropped from the file browser and a cell dragged from the notebook become chips', async ({

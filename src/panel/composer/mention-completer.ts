@@ -137,7 +137,11 @@ export class MentionCompleter extends Widget {
       option.classList.toggle('jp-mod-active', index === this._active);
       const label = document.createElement('span');
       label.className = 'jp-AgentPanel-mentionLabel';
-      label.textContent = item.label;
+      // What is typed stays `@cell 3`; what is shown is in the user's language.
+      label.textContent =
+        item.kind === 'cell' && item.index !== undefined
+          ? this._trans.__('cell %1', item.index + 1)
+          : item.label;
       option.append(label);
       const hint = item.hint || this._kindWords(item);
       if (hint) {
