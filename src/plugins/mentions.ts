@@ -75,7 +75,19 @@ export function mentionSource(
         return droppedCells(drop.source, drop.cells, panels());
       }
       const files = await reader();
-      return Promise.all(drop.paths.map(path => files.attachment(path)));
+      const read = await Promise.allSettled(
+        drop.paths.map(path => files.attachment(path))
+      );
+      const drafts = read.flatMap(result =>
+        result.status === 'fulfilled' ? [result.value] : []
+      );
+      const failed = read.find(result => result.status === 'rejected');
+      // Some files and a folder: the files are attached; only a drop of
+      // nothing readable is an error.
+      if (drafts.length === 0 && failed) {
+        throw failed.reason;
+      }
+      return drafts;
     }
   };
 }
