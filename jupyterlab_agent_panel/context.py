@@ -17,7 +17,7 @@ from typing import Any, Mapping, Optional
 
 CONTEXT_FIELDS = ("current_directory", "focused_widget", "selected_text", "selection_metadata")
 SELECTION_LIMIT = 2000
-# Attached outputs, errors and variables (docs/protocol.md §6.2): at most this many,
+# Attached outputs, errors, variables, files and cells (docs/protocol.md §6.2): at most this many,
 # each cut to ATTACHMENT_LIMIT characters as the panel already cut it.
 ATTACHMENT_LIMIT = 4000
 MAX_ATTACHMENTS = 20
@@ -27,6 +27,9 @@ ATTACHMENT_KINDS = {
     "output": "the output of",
     "image": "an image output of",
     "variables": "variables in the kernel of",
+    "file": "the file",
+    "notebook": "the cell sources of the notebook",
+    "cell": "the source of",
 }
 
 # `selection_metadata` values the panel sends, and how each reads in the prompt.

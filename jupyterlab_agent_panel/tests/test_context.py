@@ -108,6 +108,22 @@ def test_attachments_follow_the_selection_each_saying_where_it_came_from():
     )
 
 
+def test_files_notebooks_and_cells_say_what_they_are():
+    attachments = [
+        {"kind": "file", "source": "data/notes.txt", "text": "hello"},
+        {"kind": "notebook", "source": "a.ipynb", "text": "# %% cell 1 [code]\nx = 1"},
+        {"kind": "cell", "source": "cell 3 of a.ipynb", "text": "y = 2"},
+    ]
+    block = message_with_context("m", {"attachments": attachments})
+
+    assert block == (
+        "m\n\n"
+        "User has attached the file data/notes.txt:\n```\nhello\n```\n"
+        "User has attached the cell sources of the notebook a.ipynb:\n```\n# %% cell 1 [code]\nx = 1\n```\n"
+        "User has attached the source of cell 3 of a.ipynb:\n```\ny = 2\n```"
+    )
+
+
 def test_a_long_attachment_is_cut_to_its_limit():
     text = "x" * (ATTACHMENT_LIMIT + 3)
     block = message_with_context("m", {"attachments": [{"kind": "output", "source": "s", "text": text}]})
@@ -126,7 +142,7 @@ def test_a_long_attachment_is_cut_to_its_limit():
             f"attachments holds 21 entries, at most {MAX_ATTACHMENTS} are accepted",
         ),
         (["x"], "attachments[0] must be an object"),
-        ([{**ERROR_ATTACHMENT, "kind": 1}], "attachments[0].kind must be one of error, output, image, variables"),
+        ([{**ERROR_ATTACHMENT, "kind": 1}], "attachments[0].kind must be one of error, output, image, variables, file, notebook, cell"),
         ([{**ERROR_ATTACHMENT, "source": None}], "attachments[0].source must be a string"),
     ],
 )

@@ -164,7 +164,7 @@ async def test_threads_are_separate_conversations(run_turn):
         (
             "chat",
             {"message": "hi", "thread_id": "t", "attachments": [{"kind": "movie", "source": "s", "text": "t"}]},
-            "attachments[0].kind must be one of error, output, image, variables",
+            "attachments[0].kind must be one of error, output, image, variables, file, notebook, cell",
         ),
         ("resume", {"decisions": []}, "thread_id is required"),
         ("resume", {"thread_id": "t", "decisions": {"type": "approve"}}, "decisions must be a list"),

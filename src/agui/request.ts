@@ -43,7 +43,10 @@ const ATTACHMENT_DESCRIPTIONS: Record<IContextAttachment['kind'], string> = {
   error: 'The error output of',
   output: 'The output of',
   image: 'An image output of',
-  variables: 'Variables in the kernel of'
+  variables: 'Variables in the kernel of',
+  file: 'The file',
+  notebook: 'The cell sources of the notebook',
+  cell: 'The source of'
 };
 
 /** A run's input, and a note for the user about it. */

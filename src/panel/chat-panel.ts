@@ -25,6 +25,7 @@ import { CommandIDs } from '../commands';
 import { TurnAnnouncer } from './transcript/announcer';
 import { Composer } from './composer/composer';
 import { ContextChipsView } from './composer/context-chips';
+import { MentionInput } from './composer/mention-input';
 import { ConnectionReportView } from './header/connection-report';
 import { EndpointPicker } from './header/endpoint-picker';
 import { HealthIndicator } from './header/health-indicator';
@@ -135,6 +136,12 @@ export class ChatPanel extends SidePanel {
     this._composer = new Composer(trans);
     this._composer.sendRequested.connect(this._onSend, this);
     this._composer.stopRequested.connect(this._onStop, this);
+    this._mentions = new MentionInput(
+      this._composer.node,
+      this._composer.input,
+      service.composerContext,
+      trans
+    );
 
     this.content.addClass('jp-AgentPanel-content');
     this.content.addWidget(this._list);
@@ -199,6 +206,7 @@ export class ChatPanel extends SidePanel {
     this._service.connectionChanged.disconnect(this._onConnection, this);
     this._service.settingsChanged.disconnect(this._onConnection, this);
     this._jump.node.removeEventListener('click', this);
+    this._mentions.dispose();
     super.dispose();
   }
 
@@ -374,4 +382,5 @@ export class ChatPanel extends SidePanel {
   private _announcer!: TurnAnnouncer;
   private readonly _jump: Widget;
   private readonly _composer: Composer;
+  private readonly _mentions: MentionInput;
 }

@@ -13,17 +13,22 @@ import { IAgentPanel } from '../tokens';
 // and reads only src/wire).
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { addOutputCommands } from './output-commands';
+// So is the mention source: it reads src/wire, and loads the contents
+// reader and the notebook cells when `@` is first typed.
+// eslint-disable-next-line jupyter/prefer-lazy-imports
+import { mentionSource } from './mentions';
 import { whenPanelLoads } from './panel-loader';
 
 /**
  * Shows and sends the workspace context with each message: the file
  * browser's folder, the focused document, the active cell or the editor
- * selection (chips above the composer; defaults from the `context` setting).
+ * selection (chips above the composer; defaults from the `context` setting),
+ * and what the user attaches: outputs, kernel variables, files and cells.
  */
 export const contextPlugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyterlab-agent-panel:context',
   description:
-    'Sends the current folder, the focused document and the selection (or active cell) with agent panel messages, shown as removable chips; attaches notebook outputs and errors from their context menu.',
+    'Sends the current folder, the focused document and the selection (or active cell) with agent panel messages, shown as removable chips; attaches notebook outputs and errors from their context menu, and files and cells by @ mention or drop.',
   autoStart: true,
   requires: [IAgentPanel],
   optional: [INotebookTracker, IDefaultFileBrowser, ITranslator],
@@ -40,6 +45,7 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
       addOutputCommands(app, agentPanel, notebooks, trans);
       context.variablesSource = kernelVariables(notebooks, trans);
     }
+    context.mentionSource = mentionSource(app, notebooks, fileBrowser, trans);
     const applySettings = (_: unknown, settings: IPanelSettings) => {
       context.defaults = settings.context;
     };

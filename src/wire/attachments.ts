@@ -1,6 +1,7 @@
 /**
  * Context the user attaches to a message besides the workspace's: a cell's
- * outputs and errors, and what later sources add (docs/protocol.md §6.2,
+ * outputs and errors, kernel variables, and files and cells by mention
+ * (src/wire/mentions.ts) (docs/protocol.md §6.2,
  * the `attachments` field). Pure: no DOM, no JupyterLab imports; outputs are
  * read as nbformat JSON.
  */
@@ -9,13 +10,17 @@ import { isObject } from './json';
 import type { ITurnContext } from './turn';
 
 /** What an attachment is; the agent is told in these words (docs/protocol.md §6.2). */
-export type AttachmentKind = 'error' | 'output' | 'image' | 'variables';
+export type AttachmentKind =
+  'error' | 'output' | 'image' | 'variables' | 'file' | 'notebook' | 'cell';
 
 export const ATTACHMENT_KINDS: readonly AttachmentKind[] = [
   'error',
   'output',
   'image',
-  'variables'
+  'variables',
+  'file',
+  'notebook',
+  'cell'
 ];
 
 /** The longest attachment text sent, as the server caps it (`ATTACHMENT_LIMIT`). */
@@ -64,7 +69,7 @@ export function stripAnsi(text: string): string {
 const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
 /** A multiline nbformat string (a string or a list of lines) as one string. */
-function joined(value: unknown): string {
+export function joined(value: unknown): string {
   if (typeof value === 'string') {
     return value;
   }
@@ -102,7 +107,7 @@ export function byteSize(data: string): number {
   return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
-function sizeWords(bytes: number): string {
+export function sizeWords(bytes: number): string {
   return bytes < 1024
     ? `${bytes} bytes`
     : bytes < 1024 * 1024

@@ -1,6 +1,7 @@
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import { type IAttachmentDraft, sameAttachment } from '../../wire/attachments';
+import type { IMentionItem } from '../../wire/mentions';
 import type { ITurnContext } from '../../wire/turn';
 import type { IKernelVariable } from '../../transport/kernel-variables';
 import {
@@ -33,6 +34,25 @@ export interface IVariablesSource {
   list(): Promise<IVariablesListing>;
 }
 
+/** What was dropped on the message box (docs/protocol.md §6.2). */
+export type ContextDrop =
+  | { kind: 'files'; paths: string[] }
+  /** Cells dragged from a notebook: the drag's source and the dragged cell widgets. */
+  | { kind: 'cells'; source: unknown; cells: unknown[] };
+
+/**
+ * Files and cells for `@` mentions and drops: the Jupyter contents and the
+ * active notebook's cells, read when the chip is made.
+ */
+export interface IMentionSource {
+  /** The completer's lines for `@query`. */
+  complete(query: string): Promise<IMentionItem[]>;
+  /** The chip for a chosen file, notebook or cell; rejects with a sentence. */
+  attachment(item: IMentionItem): Promise<IAttachmentDraft>;
+  /** The chips for what was dropped (nothing for a drop it cannot read). */
+  dropped(drop: ContextDrop): Promise<IAttachmentDraft[]>;
+}
+
 /**
  * The context the next message takes, as other plugins set it up
  * (`IAgentPanel.composerContext`): where it is read from, and which kinds
@@ -46,6 +66,8 @@ export interface IComposerContext {
   attach(draft: IAttachmentDraft): void;
   /** Where the "Variables" chip lists the kernel's variables from. */
   variablesSource: IVariablesSource | null;
+  /** Where `@` mentions and drops on the message box are read from. */
+  mentionSource: IMentionSource | null;
 }
 
 /**
@@ -105,6 +127,9 @@ export class ComposerContext implements IComposerContext, IDisposable {
     this._variablesSource = source;
     this._changed.emit();
   }
+
+  /** Where `@` mentions and drops are read from; null: no completer. */
+  mentionSource: IMentionSource | null = null;
 
   /** What the user attached to the next message, in order. */
   get attachments(): readonly IAttachmentDraft[] {

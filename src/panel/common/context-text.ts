@@ -127,7 +127,7 @@ export function chipWords(
   }
 }
 
-/** "Error", "Output", "Image", "Variables". */
+/** "Error", "Output", "Image", "Variables", "File", "Notebook", "Cell". */
 function attachmentLabel(
   kind: AttachmentKind,
   trans: TranslationBundle
@@ -141,6 +141,12 @@ function attachmentLabel(
       return trans.__('Image');
     case 'variables':
       return trans.__('Variables');
+    case 'file':
+      return trans.__('File');
+    case 'notebook':
+      return trans.__('Notebook');
+    case 'cell':
+      return trans.__('Cell');
   }
 }
 
@@ -158,6 +164,11 @@ function attachmentValue(
       return trans.__('image from %1', source);
     case 'variables':
       return trans.__('variables of %1', source);
+    case 'file':
+    case 'notebook':
+      return source;
+    case 'cell':
+      return trans.__('source of %1', source);
   }
 }
 

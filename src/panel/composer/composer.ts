@@ -79,6 +79,11 @@ export class Composer extends Widget {
     this._input.setSelectionRange(text.length, text.length);
   }
 
+  /** The message box's text field (the `@` completer reads and edits it). */
+  get input(): HTMLTextAreaElement {
+    return this._input;
+  }
+
   focusInput(): void {
     this._input.focus();
   }

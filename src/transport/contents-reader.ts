@@ -1,0 +1,73 @@
+/**
+ * Reads the Jupyter contents for `@` mentions and dropped files
+ * (docs/protocol.md §6.2): a folder's listing for the completer, a file as
+ * an attachment. Only through the contents API, so the server's rules hold:
+ * hidden files are listed only if it allows them.
+ */
+import type { Contents } from '@jupyterlab/services';
+import type { TranslationBundle } from '@jupyterlab/translation';
+import type { IAttachmentDraft } from '../wire/attachments';
+import { errorMessage } from '../wire/json';
+import { fileAttachment, type IContentsEntry } from '../wire/mentions';
+
+/**
+ * A file larger than this is sent by name, type and size without reading
+ * it: its first 4,000 characters are not worth fetching megabytes for.
+ */
+export const READ_LIMIT = 1024 * 1024;
+
+export class ContentsReader {
+  constructor(
+    private readonly _contents: Contents.IManager,
+    private readonly _trans: TranslationBundle
+  ) {}
+
+  /** The entries of `folder` (from the Jupyter root); none when it is no folder. */
+  async list(folder: string): Promise<IContentsEntry[]> {
+    let model: Contents.IModel;
+    try {
+      model = await this._contents.get(folder, {
+        type: 'directory',
+        content: true
+      });
+    } catch {
+      // A folder being typed ("@sr") does not exist yet: nothing to offer.
+      return [];
+    }
+    return Array.isArray(model.content)
+      ? (model.content as Contents.IModel[]).map(({ name, path, type }) => ({
+          name,
+          path,
+          type
+        }))
+      : [];
+  }
+
+  /**
+   * File `path` as an attachment, read now (the chip shows its cap).
+   * Rejects with a sentence for the user: a folder, or the server refused.
+   */
+  async attachment(path: string): Promise<IAttachmentDraft> {
+    const failed = (error: unknown) =>
+      new Error(
+        this._trans.__('Could not read %1: %2', path, errorMessage(error))
+      );
+    let model: Contents.IModel;
+    try {
+      model = await this._contents.get(path, { content: false });
+    } catch (error) {
+      throw failed(error);
+    }
+    if (model.type === 'directory') {
+      throw new Error(this._trans.__('%1 is a folder, not a file.', path));
+    }
+    if (typeof model.size === 'number' && model.size > READ_LIMIT) {
+      return fileAttachment({ ...model, format: null, content: null });
+    }
+    try {
+      return fileAttachment(await this._contents.get(path, { content: true }));
+    } catch (error) {
+      throw failed(error);
+    }
+  }
+}
