@@ -42,6 +42,11 @@ import {
 
 const trans = nullTranslator.load('jupyterlab_agent_panel');
 
+/** What the contents API gives for a text file. */
+function textFile(path: string, content: string) {
+  return fileAttachment({ path, type: 'file', format: 'text', content });
+}
+
 describe('the mention at the caret', () => {
   it('starts at an @ after a space or at the start, and runs to the caret', () => {
     expect(mentionAt('@', 1)).toEqual({ start: 0, query: '' });
@@ -168,12 +173,7 @@ describe('what the completer offers', () => {
 
 describe('what the agent reads of a file, a notebook or a cell', () => {
   it('gets a text file whole, its chip naming the whole path', () => {
-    const draft = fileAttachment({
-      path: 'data/notes.txt',
-      type: 'file',
-      format: 'text',
-      content: 'hello\n'
-    });
+    const draft = textFile('data/notes.txt', 'hello\n');
     expect(draft).toEqual({
       attachment: { kind: 'file', source: 'data/notes.txt', text: 'hello\n' },
       kept: 6,
@@ -189,12 +189,7 @@ describe('what the agent reads of a file, a notebook or a cell', () => {
 
   it('caps a long text file and says so on the chip', () => {
     const text = 'a'.repeat(ATTACHMENT_LIMIT + 1000);
-    const draft = fileAttachment({
-      path: 'big.txt',
-      type: 'file',
-      format: 'text',
-      content: text
-    });
+    const draft = textFile('big.txt', text);
     expect(draft.attachment.text).toHaveLength(ATTACHMENT_LIMIT);
     expect(draft.attachment.text).toMatch(
       /\n… \(truncated, 1,?\d{3} more characters\)$/
@@ -274,12 +269,7 @@ describe('what the agent reads of a file, a notebook or a cell', () => {
 });
 
 describe('how files and cells travel', () => {
-  const file = fileAttachment({
-    path: 'a.txt',
-    type: 'file',
-    format: 'text',
-    content: 'A'
-  }).attachment;
+  const file = textFile('a.txt', 'A').attachment;
   const cell = cellAttachment(0, 'n.ipynb', 'x = 1').attachment;
 
   it('go over the chunk wire and the comm as attachments', () => {
@@ -511,24 +501,11 @@ describe('@ and drops in the message box', () => {
         queries.push(query);
         return query.startsWith('data/') ? inData : files;
       },
-      attachment: async item =>
-        fileAttachment({
-          path: item.path,
-          type: 'file',
-          format: 'text',
-          content: `text of ${item.path}`
-        }),
+      attachment: async item => textFile(item.path, `text of ${item.path}`),
       dropped: async drop => {
         drops.push(drop);
         return drop.kind === 'files'
-          ? drop.paths.map(path =>
-              fileAttachment({
-                path,
-                type: 'file',
-                format: 'text',
-                content: path
-              })
-            )
+          ? drop.paths.map(path => textFile(path, path))
           : [];
       }
     };
