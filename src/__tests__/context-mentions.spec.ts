@@ -25,7 +25,11 @@ import {
   CONTENTS_MIME,
   MentionInput
 } from '../panel/composer/mention-input';
-import { ContentsReader, READ_LIMIT } from '../transport/contents-reader';
+import {
+  ContentsReader,
+  LISTING_FRESH_MS,
+  READ_LIMIT
+} from '../transport/contents-reader';
 import { ATTACHMENT_LIMIT, chunkWireContext } from '../wire/attachments';
 import {
   cellAttachment,
@@ -335,6 +339,26 @@ describe('reading the contents', () => {
       { name: 'a.txt', path: 'd/a.txt', type: 'file' }
     ]);
     expect(await reader.list('nope')).toEqual([]);
+  });
+
+  it('asks for a folder once while a name is typed in it', async () => {
+    const { reader, asked } = contents({
+      d: { type: 'directory', content: [] },
+      e: { type: 'directory', content: [] }
+    });
+    const now = jest.spyOn(Date, 'now').mockReturnValue(1000);
+    try {
+      await reader.list('d');
+      await reader.list('d');
+      expect(asked).toEqual([{ path: 'd', content: true }]);
+      await reader.list('e');
+      expect(asked).toHaveLength(2);
+      now.mockReturnValue(1000 + LISTING_FRESH_MS + 1);
+      await reader.list('e');
+      expect(asked).toHaveLength(3);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('reads a file for its chip', async () => {

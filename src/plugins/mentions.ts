@@ -3,6 +3,7 @@ import type { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IMentionSource } from '../model/conversation/composer-context';
+import type { ContentsReader } from '../transport/contents-reader';
 import {
   cellMentions,
   fileMentions,
@@ -23,10 +24,13 @@ export function mentionSource(
   fileBrowser: IDefaultFileBrowser | null,
   trans: TranslationBundle
 ): IMentionSource {
-  const reader = async () => {
-    const { ContentsReader } = await import('../transport/contents-reader');
-    return new ContentsReader(app.serviceManager.contents, trans);
-  };
+  // One reader, made on first use: it answers a folder typed into again.
+  let made: Promise<ContentsReader> | null = null;
+  const reader = () =>
+    (made ??= import('../transport/contents-reader').then(
+      ({ ContentsReader }) =>
+        new ContentsReader(app.serviceManager.contents, trans)
+    ));
   const panels = () => {
     const found: NotebookPanel[] = [];
     notebooks?.forEach(panel => found.push(panel));

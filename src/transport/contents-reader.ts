@@ -16,6 +16,12 @@ import { fileAttachment, type IContentsEntry } from '../wire/mentions';
  */
 export const READ_LIMIT = 1024 * 1024;
 
+/**
+ * How long a folder's listing is answered again without asking the server:
+ * the keystrokes of one name typed after `@folder/`.
+ */
+export const LISTING_FRESH_MS = 2000;
+
 export class ContentsReader {
   constructor(
     private readonly _contents: Contents.IManager,
@@ -23,7 +29,16 @@ export class ContentsReader {
   ) {}
 
   /** The entries of `folder` (from the Jupyter root); none when it is no folder. */
-  async list(folder: string): Promise<IContentsEntry[]> {
+  list(folder: string): Promise<IContentsEntry[]> {
+    const now = Date.now();
+    const last = this._lastListing;
+    if (last?.folder !== folder || now - last.at > LISTING_FRESH_MS) {
+      this._lastListing = { folder, at: now, entries: this._read(folder) };
+    }
+    return this._lastListing!.entries;
+  }
+
+  private async _read(folder: string): Promise<IContentsEntry[]> {
     let model: Contents.IModel;
     try {
       model = await this._contents.get(folder, {
@@ -70,4 +85,10 @@ export class ContentsReader {
       throw failed(error);
     }
   }
+
+  private _lastListing: {
+    folder: string;
+    at: number;
+    entries: Promise<IContentsEntry[]>;
+  } | null = null;
 }
