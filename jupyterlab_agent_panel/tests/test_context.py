@@ -142,7 +142,10 @@ def test_a_long_attachment_is_cut_to_its_limit():
             f"attachments holds 21 entries, at most {MAX_ATTACHMENTS} are accepted",
         ),
         (["x"], "attachments[0] must be an object"),
-        ([{**ERROR_ATTACHMENT, "kind": 1}], "attachments[0].kind must be one of error, output, image, variables, file, notebook, cell"),
+        (
+            [{**ERROR_ATTACHMENT, "kind": 1}],
+            "attachments[0].kind must be one of error, output, image, variables, file, notebook, cell",
+        ),
         ([{**ERROR_ATTACHMENT, "source": None}], "attachments[0].source must be a string"),
     ],
 )

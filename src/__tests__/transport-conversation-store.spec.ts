@@ -7,9 +7,21 @@ import type { ServerConnection } from '@jupyterlab/services';
 import { parseSettings } from '../contracts/settings';
 import { serverAgentThreads } from '../transport/agent-threads';
 import {
+  BODY_SLICE_CHARS,
   ConversationStoreClient,
+  requestBody,
   StoreUnavailableError
 } from '../transport/conversation-store';
+
+/** What a Blob holds, as text (jsdom's Blob has no `text()`). */
+function blobText(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsText(blob);
+  });
+}
 
 interface ICall {
   url: string;
@@ -71,6 +83,44 @@ describe('ConversationStoreClient', () => {
     expect(calls[0].url).toBe(`${BASE}/c1`);
     expect(calls[0].init.method).toBe('PUT');
     expect(JSON.parse(String(calls[0].init.body))).toEqual(update);
+  });
+
+  it('sends a long update as a Blob encoded a slice per task, every character kept', async () => {
+    const { calls, fetch } = answering([200, { revision: 6, updatedAt: 10 }]);
+    const store = new ConversationStoreClient(BASE, fetch);
+    // Over two slices, astral characters ("𝑥": a surrogate pair) across every cut.
+    const text = '𝑥a'.repeat(BODY_SLICE_CHARS);
+    const update = {
+      threadId: 't1',
+      endpointName: null,
+      status: 'idle' as const,
+      entries: [{ key: 'k1', kind: 'turn', text }]
+    };
+    const timers = jest.spyOn(window, 'setTimeout');
+    try {
+      await store.put('c1', update);
+      const body = calls[0].init.body;
+      expect(body).toBeInstanceOf(Blob);
+      expect(JSON.parse(await blobText(body as Blob))).toEqual(update);
+      // One task per slice after the first.
+      const slices = Math.ceil(
+        JSON.stringify(update).length / BODY_SLICE_CHARS
+      );
+      expect(timers.mock.calls.filter(([, ms]) => ms === 0)).toHaveLength(
+        slices - 1
+      );
+    } finally {
+      timers.mockRestore();
+    }
+  });
+
+  it('keeps a surrogate pair whole where a slice ends', async () => {
+    // The cut after 3 characters falls inside the pair: it moves before it.
+    const json = JSON.stringify('a𝑥b𝑥c');
+    const body = await requestBody(json, 3);
+    expect(body).toBeInstanceOf(Blob);
+    expect(await blobText(body as Blob)).toBe(json);
+    expect(await requestBody('"short"', 3 * 1024)).toBe('"short"');
   });
 
   it('gets a conversation, null when the store does not have it', async () => {

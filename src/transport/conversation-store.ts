@@ -125,7 +125,7 @@ export class ConversationStoreClient implements IConversationStore {
     const url = this._of(id);
     const body = await this._json(url, {
       method: 'PUT',
-      body: JSON.stringify(update),
+      body: await requestBody(JSON.stringify(update)),
       headers: { 'Content-Type': 'application/json' }
     });
     if (
@@ -197,6 +197,44 @@ export class ConversationStoreClient implements IConversationStore {
     }
     return body;
   }
+}
+
+/** A request body longer than this (in characters) is encoded a slice at a time. */
+export const BODY_SLICE_CHARS = 256 * 1024;
+
+/**
+ * `json` as a request body. The browser encodes a string body to UTF-8 in
+ * one go, inside the task that sends it: a conversation holding a very
+ * long answer (megabytes) would stall the page for that long. So a long
+ * body is encoded a slice per task, into a Blob of Blobs, which `fetch`
+ * sends without encoding it again (docs/protocol.md §13.3).
+ */
+export async function requestBody(
+  json: string,
+  sliceChars = BODY_SLICE_CHARS
+): Promise<string | Blob> {
+  if (json.length <= sliceChars) {
+    return json;
+  }
+  const slices: Blob[] = [];
+  for (let start = 0; start < json.length;) {
+    let end = Math.min(json.length, start + sliceChars);
+    // Each slice is encoded on its own: never cut a surrogate pair in two
+    // (JSON.stringify escapes lone surrogates, so any left are pairs).
+    if (end < json.length && isHighSurrogate(json.charCodeAt(end - 1))) {
+      end -= 1;
+    }
+    slices.push(new Blob([json.slice(start, end)]));
+    start = end;
+    if (start < json.length) {
+      await new Promise(resolve => setTimeout(resolve, 0));
+    }
+  }
+  return new Blob(slices, { type: 'application/json' });
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 const STATUSES: readonly ConversationStatus[] = ['idle', 'running', 'review'];

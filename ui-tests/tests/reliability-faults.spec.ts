@@ -8,7 +8,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Locator } from '@playwright/test';
+import type { Locator, Request } from '@playwright/test';
 
 import {
   FAULT_URL,
@@ -70,6 +70,42 @@ async function heapMb(page: IJupyterLabPageFixture): Promise<number> {
   const { usedSize } = await cdp.send('Runtime.getHeapUsage');
   await cdp.detach();
   return usedSize / 1e6;
+}
+
+/**
+ * A function that resolves once the store holds no running conversation
+ * (the panel saves at once when a turn ends) and no save is under way: a
+ * save holds the conversation's JSON while it is encoded and sent, which
+ * is not what the panel keeps.
+ */
+function savesSettled(page: IJupyterLabPageFixture): () => Promise<void> {
+  const isSave = (request: Request) =>
+    request.method() === 'PUT' &&
+    request.url().includes('/agent-panel/conversations/');
+  let inFlight = 0;
+  const browserPage = playwrightPage(page);
+  browserPage.on('request', request => {
+    inFlight += isSave(request) ? 1 : 0;
+  });
+  const finished = (request: Request) => {
+    inFlight -= isSave(request) ? 1 : 0;
+  };
+  browserPage.on('requestfinished', finished);
+  browserPage.on('requestfailed', finished);
+  const storedRunning = async () => {
+    const list = await (
+      await page.request.get('/agent-panel/conversations')
+    ).json();
+    return list.conversations.filter(
+      (summary: { status: string }) => summary.status === 'running'
+    ).length;
+  };
+  return () =>
+    expect
+      .poll(async () => (await storedRunning()) + inFlight, {
+        timeout: 30_000
+      })
+      .toBe(0);
 }
 
 test.describe('faults with the default timeouts', () => {
@@ -203,9 +239,11 @@ test.describe('faults with the default timeouts', () => {
       .grantPermissions(['clipboard-read', 'clipboard-write']);
     const panel = await openPanel(page);
     await stillChats(panel);
+    const settled = savesSettled(page);
     const before = await heapMb(page);
     await send(panel, 'big');
     await waitIdle(panel);
+    await settled();
     const text = lastTurn(panel).locator('.jp-AgentPanel-text');
     await expect(text).toContainText('BIG-END');
     // The start is not rendered: the head says how much is not shown.
