@@ -6,7 +6,9 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
+import { isHighSurrogate } from '../wire/context';
 import { isObject, type JsonObject } from '../wire/json';
+import { nextTask } from './next-task';
 import type { FetchLike } from './types';
 
 export type ConversationStatus = 'idle' | 'running' | 'review';
@@ -227,14 +229,10 @@ export async function requestBody(
     slices.push(new Blob([json.slice(start, end)]));
     start = end;
     if (start < json.length) {
-      await new Promise(resolve => setTimeout(resolve, 0));
+      await nextTask();
     }
   }
   return new Blob(slices, { type: 'application/json' });
-}
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
 
 const STATUSES: readonly ConversationStatus[] = ['idle', 'running', 'review'];

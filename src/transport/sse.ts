@@ -5,6 +5,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { createParser } from 'eventsource-parser';
 import { bundleOrDefault } from './defaults';
+import { nextTask } from './next-task';
 
 /** What `Response.body` offers; fakes in tests need only this much. */
 export interface IByteStream {
@@ -141,22 +142,4 @@ export async function readSse(
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
-}
-
-/**
- * Resolve in a new task, so the browser may render first. A message channel
- * has no 4 ms clamp, unlike a zero timeout.
- */
-function nextTask(): Promise<void> {
-  if (typeof MessageChannel === 'undefined') {
-    return new Promise(resolve => setTimeout(resolve, 0));
-  }
-  return new Promise(resolve => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
 }

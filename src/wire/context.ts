@@ -173,8 +173,7 @@ export function capSelection(
     kept = limit - note(total - kept).length;
   }
   // Never split a surrogate pair.
-  const code = text.charCodeAt(kept - 1);
-  if (code >= 0xd800 && code <= 0xdbff) {
+  if (isHighSurrogate(text.charCodeAt(kept - 1))) {
     kept -= 1;
   }
   return { text: text.slice(0, kept) + note(total - kept), kept, total };
@@ -246,4 +245,9 @@ export function turnContextOf(
     context.selection_metadata = selectionMetadata(selection.place);
   }
   return Object.keys(context).length > 0 ? context : null;
+}
+
+/** Whether `code` (a UTF-16 code unit) opens a surrogate pair. */
+export function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }

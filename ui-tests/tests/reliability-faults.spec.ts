@@ -240,6 +240,7 @@ test.describe('faults with the default timeouts', () => {
     const panel = await openPanel(page);
     await stillChats(panel);
     const settled = savesSettled(page);
+    await settled();
     const before = await heapMb(page);
     await send(panel, 'big');
     await waitIdle(panel);
