@@ -19,13 +19,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import multiprocessing
-import os
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
-from server_load import TOKEN, free_port, percentiles, sample_status, start_server, wait_ready
+from server_load import TOKEN, percentiles, sample_status, serving, wait_ready
 
 TURNS = 1000
 ENTRY_TEXT = "lorem ipsum dolor sit amet " * 38  # ~1 KB
@@ -78,12 +77,9 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as temp:
         workdir = Path(temp)
         database = str(workdir / "c.sqlite")
-        os.environ["AGENT_PANEL_BENCH_EXTRA_CONFIG"] = f"c.AgentPanel.conversations_db = {database!r}\n"
-        port = free_port()
-        server = start_server(port, workdir, None)
         headers = {"Authorization": f"token {TOKEN}"}
-        base = f"http://127.0.0.1:{port}"
-        try:
+        with serving(workdir, f"c.AgentPanel.conversations_db = {database!r}\n") as (_, port):
+            base = f"http://127.0.0.1:{port}"
             async with httpx.AsyncClient(base_url=base, headers=headers, timeout=120, trust_env=False) as client:
                 await wait_ready(client)
                 loop = asyncio.get_running_loop()
@@ -98,9 +94,6 @@ async def main() -> None:
                     stop.set()
                 during = results.get(timeout=60)
                 busy.join()
-        finally:
-            server.terminate()
-            server.wait()
     report(figures, percentiles(idle), percentiles(during))
 
 

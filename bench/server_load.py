@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import contextlib
 import http.client
 import json
 import os
@@ -36,6 +37,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Iterator
 
 import httpx
 
@@ -52,14 +54,30 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(port: int, workdir: Path, pythonpath: str | None) -> subprocess.Popen:
+@contextlib.contextmanager
+def serving(workdir: Path, extra_config: str = "", pythonpath: str | None = None) -> Iterator[tuple]:
+    """``(server process, port)`` of a server started in ``workdir``; stopped at the end, its
+    log printed if the block failed."""
+    port = free_port()
+    server = start_server(port, workdir, pythonpath, extra_config)
+    try:
+        yield server, port
+    except BaseException:
+        print((workdir / "server.log").read_text()[-3000:], file=sys.stderr)
+        raise
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def start_server(port: int, workdir: Path, pythonpath: str | None, extra_config: str = "") -> subprocess.Popen:
     config = workdir / "jupyter_server_config.py"
     config.write_text(
         "c.ServerApp.jpserver_extensions = {'jupyterlab_agent_panel': True}\n"
-        f"c.AgentPanel.agents = {{'blocking': {BLOCKING_SPEC!r}}}\n"
-        + os.environ.get("AGENT_PANEL_BENCH_EXTRA_CONFIG", "")
+        f"c.AgentPanel.agents = {{'blocking': {BLOCKING_SPEC!r}}}\n" + extra_config
     )
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(workdir), JUPYTER_TOKEN=TOKEN)
+    # Its own data directory: the agents' memory files stay out of the user's.
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(workdir), JUPYTER_DATA_DIR=str(workdir / "data"), JUPYTER_TOKEN=TOKEN)
     env.pop("LANGSTAGE_AGENT_SPEC", None)
     if pythonpath:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
@@ -175,11 +193,9 @@ async def main() -> None:
     parser.add_argument("--no-blocking", action="store_true", help="the demo turns only, no blocking node")
     args = parser.parse_args()
 
-    port = free_port()
     with tempfile.TemporaryDirectory(prefix="agent-panel-load-") as workdir:
-        server = start_server(port, Path(workdir), args.pythonpath)
-        base = f"http://127.0.0.1:{port}"
-        try:
+        with serving(Path(workdir), pythonpath=args.pythonpath) as (_, port):
+            base = f"http://127.0.0.1:{port}"
             headers = {"Authorization": f"token {TOKEN}"}
             async with httpx.AsyncClient(base_url=base, headers=headers, trust_env=False, timeout=60) as warm:
                 await wait_ready(warm)
@@ -190,12 +206,6 @@ async def main() -> None:
                     await one_run(base, port, args.clients, args.seconds, sampler, not args.no_blocking)
                     for _ in range(args.runs)
                 ]
-        except BaseException:
-            print((Path(workdir) / "server.log").read_text()[-3000:], file=sys.stderr)
-            raise
-        finally:
-            server.terminate()
-            server.wait(30)
 
     blocking = "" if args.no_blocking else " while one turn blocks the agent 'blocking'"
     print(f"GET /api/status, ms: median (min–max) of {args.runs} runs; load = {args.clients} clients "

@@ -3,12 +3,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Coroutine, Optional, Sequence
 
 from .agent_loader import AgentLoader
 from .graph import LoadedAgent, load_agent, resolve_spec
+from .memory import AgentMemory, MemoryUnavailable
 from .worker_loop import WorkerLoop
+
+MEMORY_CLOSE_SECONDS = 5.0
 
 
 class AgentHost:
@@ -17,8 +21,8 @@ class AgentHost:
     Each host has its own loader (a slow import delays only this agent) and its
     own event loop in a worker thread, where its graph runs
     (docs/protocol.md §6.8): a node that blocks holds up this agent's turns,
-    never the Jupyter server or another agent. Each host keeps its own running turns, so a thread
-    id on one agent is independent of the same id on another.
+    never the Jupyter server or another agent. Each host keeps its own running turns and its own
+    memory (:mod:`.memory`), so a thread id on one agent is independent of the same id on another.
     """
 
     def __init__(
@@ -26,6 +30,7 @@ class AgentHost:
         name: str,
         spec: Optional[str],
         extractor_specs: Sequence[str],
+        memory: AgentMemory,
         *,
         base_dir: Optional[str],
         load_timeout: float,
@@ -36,6 +41,7 @@ class AgentHost:
         self.spec = spec
         self.extractor_specs = list(extractor_specs)
         self.log = log
+        self.memory = memory
         self._base_dir = base_dir
         self._loader = AgentLoader(
             name,
@@ -47,6 +53,7 @@ class AgentHost:
             log=log,
         )
         self._worker: Optional[WorkerLoop] = None
+        self._worker_lock = threading.Lock()  # the loader's thread and the server's loop both start it
         # thread_id -> the task streaming that thread's turn (one turn per thread).
         self.turns: dict[str, asyncio.Task] = {}
         # The threads of ``turns`` whose terminal frame is written: their graph's
@@ -60,15 +67,24 @@ class AgentHost:
     @property
     def worker(self) -> WorkerLoop:
         """The event loop this agent's turns run on, started with the first one."""
-        if self._worker is None:
-            self._worker = WorkerLoop(f"agent-panel-{self.name}")
-        return self._worker
+        with self._worker_lock:
+            if self._worker is None:
+                self._worker = WorkerLoop(f"agent-panel-{self.name}")
+            return self._worker
+
+    async def on_loop(self, coroutine: Coroutine[Any, Any, Any]) -> Any:
+        """Await ``coroutine`` on the agent's loop, where its checkpointer lives."""
+        return await asyncio.wrap_future(self.worker.submit(coroutine))
 
     def close(self) -> None:
-        """Cancel the running turns and stop the agent's loop."""
+        """Cancel the running turns, close the memory and stop the agent's loop."""
         for turn in self.turns.values():
             turn.cancel()
         if self._worker is not None:
+            try:
+                self._worker.submit(self.memory.close()).result(MEMORY_CLOSE_SECONDS)
+            except Exception:  # noqa: BLE001 - stopping goes on; the database keeps what was written
+                self.log.warning("agent-panel: agent %r: closing its memory failed", self.name, exc_info=True)
             self._worker.stop()
             self._worker = None
 
@@ -88,6 +104,11 @@ class AgentHost:
         return path
 
     def _load(self) -> LoadedAgent:
+        """Runs in the loader's thread; the memory opens on the agent's loop."""
+        try:
+            checkpointer = self.worker.submit(self.memory.open()).result()
+        except MemoryUnavailable as exc:
+            return LoadedAgent(spec=resolve_spec(self.spec), status="agent_not_loaded", error=str(exc))
         extractors = None
         if self.extractor_specs:
             extractors = []
@@ -104,4 +125,4 @@ class AgentHost:
                         error=f"Could not load extractor {extractor_spec!r}: {type(exc).__name__}: {exc}",
                     )
                 extractors.extend(found if isinstance(found, (list, tuple)) else [found])
-        return load_agent(self.spec, extractors=extractors, base_dir=self._base_dir)
+        return load_agent(self.spec, extractors=extractors, base_dir=self._base_dir, checkpointer=checkpointer)

@@ -62,6 +62,7 @@ def load_agent(
     extractors: Any = None,
     name: Optional[str] = None,
     base_dir: Optional[str] = None,
+    checkpointer: Any = None,
 ) -> LoadedAgent:
     """Load a graph (object or ``module:attr`` / ``file.py:attr`` spec) and wrap it.
 
@@ -69,8 +70,10 @@ def load_agent(
     current directory); the server passes its root directory.
 
     The agent is built once with ``build_agent`` so its checkpointer (thread
-    memory, pending interrupts) survives between ``chat`` and ``resume``. With no
-    extractors given, the demo graph gets its own demo extractors.
+    memory, pending interrupts) survives between ``chat`` and ``resume``. A graph
+    compiled without a checkpointer gets ``checkpointer`` (the server's durable
+    memory), else ``build_agent``'s in-memory one. With no extractors given, the
+    demo graph gets its own demo extractors.
     """
     from_spec = graph_or_spec is None or isinstance(graph_or_spec, str)
     label = resolve_spec(graph_or_spec) if from_spec else _describe(graph_or_spec)
@@ -86,7 +89,8 @@ def load_agent(
     try:
         graph = load_agent_spec(label, base_dir=base_dir) if from_spec else graph_or_spec
         name = name or _graph_name(graph)
-        agent = build_agent(graph, name=name or label)
+        graph, config = _with_checkpointer(graph, checkpointer)
+        agent = build_agent(graph, name=name or label, config=config)
     except Exception as exc:  # noqa: BLE001 - any load failure is reported, not raised
         return LoadedAgent(
             spec=label,
@@ -132,6 +136,21 @@ async def pending_interrupts(agent: Any, thread_id: str) -> Optional[list]:
     if interrupts is None:  # LangGraph before StateSnapshot.interrupts
         interrupts = [i for task in getattr(state, "tasks", ()) for i in getattr(task, "interrupts", ())]
     return list(interrupts)
+
+
+def _with_checkpointer(graph: Any, checkpointer: Any) -> tuple:
+    """``graph`` with ``checkpointer`` unless it has one of its own, and the run config for it.
+
+    A durable checkpointer is written before each next step ("sync" durability),
+    so a server stopped mid-run keeps every step that finished. LangGraph reads
+    the durability of a run started without the argument (the AG-UI adapter's)
+    from this configurable key.
+    """
+    if checkpointer is None or getattr(graph, "checkpointer", None) is not None:
+        return graph, None
+    from langgraph._internal._constants import CONFIG_KEY_DURABILITY
+
+    return graph.copy(update={"checkpointer": checkpointer}), {"configurable": {CONFIG_KEY_DURABILITY: "sync"}}
 
 
 def _as_list(extractors: Any) -> list:

@@ -6,7 +6,9 @@ with its own running turns. ``GET agent-panel/agents`` lists them all.
 
 ``POST chat`` and ``POST resume`` answer with a ``text/event-stream`` of the
 frames ``langstage_core.agui.iter_chunk_frames`` yields, one ``data:`` line per
-frame. ``POST cancel`` stops a running turn; ``GET health`` reports the agent.
+frame. ``POST cancel`` stops a running turn; ``GET health`` reports the agent;
+``GET|DELETE threads/<thread_id>`` read and delete its memory of a thread
+(``thread_handler.py``).
 ``POST agent-panel/probe`` lets the panel's "Test connection" ask the server to
 try an endpoint URL itself (see ``probe.py``); ``agent-panel/conversations``
 keeps the panel's conversations (``conversation_handlers.py``).
@@ -57,6 +59,7 @@ from .panel import DEFAULT_AGENT, AgentPanel
 from .panel_handler import SETTINGS_KEY, PanelHandler, Rejected, bad_request
 from .probe import ProbeHandler, Prober
 from .sse_turn import SseTurn
+from .thread_handler import ThreadHandler
 from .turn_driver import TurnRequest
 
 ROUTE_PREFIX = "agent-panel"
@@ -268,7 +271,13 @@ def setup_handlers(server_app) -> None:
     prefix = url_path_join(web_app.settings["base_url"], ROUTE_PREFIX)
     # Any name reaches the handlers, which answer an unknown one with a JSON 404.
     named_prefix = url_path_join(prefix, "agents", r"(?P<agent>[^/]+)")
-    routes = {"chat": ChatHandler, "resume": ResumeHandler, "cancel": CancelHandler, "health": HealthHandler}
+    routes = {
+        "chat": ChatHandler,
+        "resume": ResumeHandler,
+        "cancel": CancelHandler,
+        "health": HealthHandler,
+        r"threads/(?P<thread_id>[^/]+)": ThreadHandler,
+    }
     handlers = [
         (url_path_join(prefix, "agents") + "/?", AgentListHandler),
         (url_path_join(prefix, "probe"), ProbeHandler),

@@ -13,6 +13,7 @@ from .agent_host import AgentHost
 from .conversation_store import ConversationStore
 from .graph import SPEC_ENV
 from .json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
+from .memory import AgentMemory, memory_location
 
 DEFAULT_AGENT = "default"
 DEFAULT_MAX_CONVERSATION_BYTES = 256 * 1024 * 1024
@@ -76,6 +77,18 @@ class AgentPanel(LoggingConfigurable):
             "directory (`jupyter --data-dir`)."
         ),
     )
+    checkpointer_url = Unicode(
+        "",
+        config=True,
+        help=(
+            "Where served agents keep their threads (the memory of each conversation and its pending "
+            "review), for graphs compiled without a checkpointer of their own. Empty: one SQLite file "
+            "per agent in agent_panel/memory/ in the Jupyter data directory. 'sqlite:///<folder>': one "
+            "file per agent in that folder. 'postgresql://user@host/db': one schema per agent in that "
+            'database (pip install "jupyterlab_agent_panel[postgres]"). \'memory\': in the server '
+            "process only, forgotten when it stops."
+        ),
+    )
     max_conversation_bytes = Int(
         DEFAULT_MAX_CONVERSATION_BYTES,
         config=True,
@@ -103,12 +116,19 @@ class AgentPanel(LoggingConfigurable):
 
     def __init__(self, *, base_dir: Optional[str] = None, **kwargs: Any):
         super().__init__(**kwargs)
+        default_folder = os.path.join(jupyter_data_dir(), "agent_panel", "memory")
+        try:
+            location, problem = memory_location(self.checkpointer_url, default_folder), ""
+        except ValueError as exc:
+            location, problem = None, str(exc)
+            self.log.error("agent-panel: %s", problem)
 
         def make_host(name: str, spec: Optional[str], extractor_specs: list) -> AgentHost:
             return AgentHost(
                 name,
                 spec,
                 extractor_specs,
+                AgentMemory(location, name, problem),
                 base_dir=base_dir,
                 load_timeout=self.load_timeout_seconds,
                 load_retry=self.load_retry_seconds,

@@ -25,9 +25,11 @@ c.AgentPanel.agents = {  # noqa: F821
     "echo": graph_spec("echo.py"),
     "todos": {"spec": graph_spec("todos.py"), "extractors": [graph_spec("todos.py", "TodosExtractor")]},
     "markdown": graph_spec("markdown_answer.py"),
+    "remembering": graph_spec("remembering.py"),
 }
-# Each server run keeps its conversations apart from any other run's (and
-# from the user's own): a database of its own, in a fresh folder.
-c.AgentPanel.conversations_db = str(  # noqa: F821
-    Path(tempfile.mkdtemp(prefix="agent-panel-ui-")) / "conversations.sqlite"
-)
+# Each server run keeps its conversations and its agents' memory apart from
+# any other run's (and from the user's own), in a fresh folder; servers given
+# one $AGENT_PANEL_UI_STATE share it (server-restart.spec.ts).
+STATE = Path(os.environ.get("AGENT_PANEL_UI_STATE") or tempfile.mkdtemp(prefix="agent-panel-ui-"))
+c.AgentPanel.conversations_db = str(STATE / "conversations.sqlite")  # noqa: F821
+c.AgentPanel.checkpointer_url = f"sqlite:///{STATE / 'memory'}"  # noqa: F821

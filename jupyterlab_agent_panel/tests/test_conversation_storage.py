@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,11 +15,12 @@ from pathlib import Path
 
 import pytest
 from jupyter_server.utils import url_path_join
-from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+from tornado.httpclient import AsyncHTTPClient
 
 from jupyterlab_agent_panel import conversation_schema
 from jupyterlab_agent_panel.conversation_schema import SCHEMA_VERSION, StoreUnavailable
 from jupyterlab_agent_panel.conversation_store import ConversationStore, Update
+from server_process import JupyterServerProcess
 
 REQUIRED = {"thread_id": "t", "endpoint_name": None, "status": "idle"}
 WRITES_PER_WRITER = 40
@@ -317,7 +316,8 @@ class TestARestartedServer:
         assert code == 200
         agent_panel.conversations.close()  # this server's store is gone, as when it stops
 
-        async with jupyter_server_process(db_path, tmp_path) as fetch:
+        async with JupyterServerProcess(tmp_path, f"--AgentPanel.conversations_db={db_path}") as server:
+            fetch = server.fetch
             listed = await fetch("GET", "conversations")
             after = await fetch("GET", "conversations/kept")
             saved = await fetch("PUT", "conversations/kept", {**body, "entries": [{"key": "b"}]})
@@ -327,55 +327,3 @@ class TestARestartedServer:
         assert after == before
         assert saved["revision"] == 2
         assert [entry["key"] for entry in continued["entries"]] == ["a", "b"]
-
-
-class jupyter_server_process:
-    """``jupyter server`` in a process of its own on ``db_path``; yields ``fetch(method, route, body)``."""
-
-    def __init__(self, db_path: Path, tmp_path: Path):
-        self.port = free_port()
-        self.token = "restart-test-token"
-        root = tmp_path / "root"
-        root.mkdir(exist_ok=True)
-        self.log_path = tmp_path / "second-server.log"
-        self.command = [
-            sys.executable, "-m", "jupyter_server", "--no-browser", "--allow-root", f"--port={self.port}",
-            "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={root}",
-            "--ServerApp.jpserver_extensions=jupyterlab_agent_panel=True", f"--AgentPanel.conversations_db={db_path}",
-        ]  # fmt: skip
-        self.client = AsyncHTTPClient(force_instance=True)
-
-    async def fetch(self, method: str, route: str, body=None):
-        url = f"http://127.0.0.1:{self.port}/agent-panel/{route}"
-        headers = {"Authorization": f"token {self.token}"}
-        data = None if body is None else json.dumps(body)
-        response = await self.client.fetch(url, method=method, headers=headers, body=data)
-        return json.loads(response.body)
-
-    async def __aenter__(self):
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT, env=os.environ)
-        for _ in range(600):
-            if self.process.poll() is not None:
-                raise RuntimeError(self.log_path.read_text(errors="replace"))
-            try:
-                await self.client.fetch(f"http://127.0.0.1:{self.port}/api/status?token={self.token}")
-                return self.fetch
-            except (OSError, HTTPClientError):
-                await asyncio.sleep(0.1)
-        raise TimeoutError("the second Jupyter server did not start")
-
-    async def __aexit__(self, *exc_info):
-        self.client.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]

@@ -14,7 +14,7 @@ from helpers import assert_one_terminal_last, text_of
 from jupyterlab_agent_panel.context import message_with_context
 
 UI_CONFIG = Path(__file__).resolve().parents[2] / "ui-tests" / "jupyter_server_test_config.py"
-UI_AGENTS = ["hitl", "failing", "slow", "echo", "todos", "markdown"]
+UI_AGENTS = ["hitl", "failing", "slow", "echo", "todos", "markdown", "remembering"]
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
 COMPLETE = {"status": "complete", "outcome": "complete"}
 INTERRUPTED = {"status": "complete", "outcome": "interrupted"}
@@ -185,3 +185,17 @@ async def test_markdown_streams_every_rendered_feature(run_turn):
     ):
         assert part in text
     assert assert_one_terminal_last(frames) == COMPLETE
+
+
+async def test_remembering_lists_what_was_typed_and_asks_for_a_review(run_turn):
+    context = {"current_directory": "work", "focused_widget": "a.ipynb"}
+    first = await run_turn("agents/remembering/chat", {"message": "my name is Ada", "thread_id": "t", **context})
+    asked = await run_turn("agents/remembering/chat", {"message": "review the notes", "thread_id": "t"})
+    resumed = await run_turn("agents/remembering/resume", {"thread_id": "t", "decisions": [{"type": "approve"}]})
+
+    assert text_of(first) == "I remember: my name is Ada"
+    review = asked[-2]["interrupt"]
+    assert review["review_configs"] == [{"action_name": "publish", "allowed_decisions": ["approve", "reject"]}]
+    assert asked[-1] == INTERRUPTED
+    assert text_of(resumed) == "Decision: approve. I remember: my name is Ada | review the notes"
+    assert assert_one_terminal_last(resumed) == COMPLETE

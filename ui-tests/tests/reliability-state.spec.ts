@@ -7,12 +7,12 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Page, Request } from '@playwright/test';
 
 import { FaultServer, faultEndpoint, playwrightPage } from './fault-server';
 import {
   lastTurn,
   openPanel,
+  resumeLog,
   send,
   startFresh,
   waitIdle
@@ -20,24 +20,6 @@ import {
 
 const DEMO_RESUMED =
   "Resumed. Your decision was: {'decisions': [{'type': 'approve'}]}.";
-
-/** POSTs to the built-in agent's resume route, with their status. */
-function resumeLog(page: Page): { url: string; status: () => number }[] {
-  const log: { url: string; status: () => number }[] = [];
-  page.on('request', (request: Request) => {
-    if (
-      request.method() === 'POST' &&
-      /agent-panel\/resume(\?|$)/.test(request.url())
-    ) {
-      let status = 0;
-      void request.response().then(response => {
-        status = response?.status() ?? -1;
-      });
-      log.push({ url: request.url(), status: () => status });
-    }
-  });
-  return log;
-}
 
 test.describe('reload while a turn streams', () => {
   let server: FaultServer;

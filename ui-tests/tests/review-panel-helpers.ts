@@ -3,7 +3,7 @@
  * point the panel at one of the named test graphs, take screenshots.
  */
 import { expect, galata, IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Locator, TestInfo } from '@playwright/test';
+import type { Locator, Page, Request, TestInfo } from '@playwright/test';
 import { ChildProcess, execFileSync, spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -92,6 +92,31 @@ export async function widenPanel(page: IJupyterLabPageFixture): Promise<void> {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.sidebar.openTab('jp-agent-panel');
   await page.sidebar.setWidth(480, 'right');
+}
+
+/**
+ * The POSTs `page` makes to an agent's resume route, with their status
+ * (`agent`: a named agent's; the built-in one's by default).
+ */
+export function resumeLog(
+  page: Page,
+  agent?: string
+): { url: string; status: () => number }[] {
+  const route = agent
+    ? `agent-panel/agents/${agent}/resume`
+    : 'agent-panel/resume';
+  const log: { url: string; status: () => number }[] = [];
+  page.on('request', (request: Request) => {
+    const url = request.url().split('?')[0];
+    if (request.method() === 'POST' && url.endsWith(route)) {
+      let status = 0;
+      void request.response().then(response => {
+        status = response?.status() ?? -1;
+      });
+      log.push({ url: request.url(), status: () => status });
+    }
+  });
+  return log;
 }
 
 /** A free loopback port, for a server a test file starts. */

@@ -1,0 +1,171 @@
+"""A served agent's durable memory: the LangGraph checkpointer its threads live in (docs/protocol.md §14).
+
+``AgentPanel.checkpointer_url`` says where (:func:`memory_location`): SQLite
+files in the Jupyter data directory by default, one per agent; a folder of its
+own (``sqlite:///<folder>``); a Postgres database (``postgresql://...``), one
+schema per agent; or ``memory`` for the process's memory, lost on restart.
+Each agent keeps its own threads, so a thread id on one agent stays
+independent of the same id on another.
+
+An :class:`AgentMemory` is used only on its agent's worker loop: the aiosqlite
+connection and the Postgres pool belong to the loop they were opened on.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import Any, Optional
+from urllib.parse import urlsplit, urlunsplit
+
+SETTING = "AgentPanel.checkpointer_url"
+POSTGRES_HINT = 'pip install "jupyterlab_agent_panel[postgres]"'
+POSTGRES_SCHEMES = ("postgresql", "postgres")
+# Postgres truncates identifiers at 63 bytes; agent names may be longer.
+MAX_SCHEMA_BYTES = 63
+SCHEMA_PREFIX = "agent_panel_"
+CONNECT_SECONDS = 10
+
+
+class MemoryUnavailable(Exception):
+    """The agent's memory cannot be opened; the message names the setting and the cause."""
+
+
+@dataclass(frozen=True)
+class MemoryLocation:
+    """Where agents keep their threads: ``kind`` is ``sqlite``, ``postgres`` or ``memory``."""
+
+    kind: str
+    target: str = ""  # the SQLite folder, or the Postgres URL
+
+    @property
+    def shown(self) -> str:
+        """The location for messages and logs, without a password."""
+        if self.kind != "postgres":
+            return self.target or self.kind
+        parts = urlsplit(self.target)
+        if parts.password is None:
+            return self.target
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+        return urlunsplit(parts._replace(netloc=netloc))
+
+
+def memory_location(url: str, default_folder: str) -> MemoryLocation:
+    """``url`` (the setting's value) as a location; ValueError says what is wrong with it."""
+    url = url.strip()
+    if not url:
+        return MemoryLocation("sqlite", default_folder)
+    if url == "memory":
+        return MemoryLocation("memory")
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme in POSTGRES_SCHEMES:
+        return MemoryLocation("postgres", url)
+    if scheme == "sqlite":
+        folder = urlsplit(url).path
+        if not url.startswith("sqlite:///") or not folder.strip("/"):
+            raise ValueError(f"{SETTING}: a SQLite location is sqlite:///<folder>, not {url!r}")
+        return MemoryLocation("sqlite", os.path.expanduser(folder))
+    raise ValueError(
+        f"{SETTING}: expected empty (SQLite in the Jupyter data directory), 'memory', "
+        f"'sqlite:///<folder>' or 'postgresql://...', not {url!r}"
+    )
+
+
+def schema_name(agent_name: str) -> str:
+    """The agent's Postgres schema: its name, shortened with a digest when too long."""
+    schema = SCHEMA_PREFIX + agent_name
+    if len(schema.encode("utf-8")) <= MAX_SCHEMA_BYTES:
+        return schema
+    digest = hashlib.sha256(agent_name.encode("utf-8")).hexdigest()[:12]
+    return f"{schema[: MAX_SCHEMA_BYTES - len(digest) - 1]}_{digest}"
+
+
+class AgentMemory:
+    """One agent's checkpointer, opened on first use and closed with the agent."""
+
+    def __init__(self, location: Optional[MemoryLocation], agent_name: str, problem: str = ""):
+        self.location = location
+        self.agent_name = agent_name
+        self._problem = problem  # why the setting could not be read
+        self._saver: Any = None
+        self._resource: Any = None  # the aiosqlite connection or the Postgres pool
+
+    @property
+    def sqlite_path(self) -> Optional[str]:
+        if self.location is None or self.location.kind != "sqlite":
+            return None
+        return os.path.join(self.location.target, f"{self.agent_name}.sqlite")
+
+    async def open(self) -> Any:
+        """The checkpointer, opened (and its tables created) the first time."""
+        if self._saver is not None:
+            return self._saver
+        if self.location is None:
+            raise MemoryUnavailable(self._problem)
+        try:
+            if self.location.kind == "memory":
+                from langgraph.checkpoint.memory import InMemorySaver
+
+                self._saver = InMemorySaver()
+            elif self.location.kind == "sqlite":
+                await self._open_sqlite()
+            else:
+                await self._open_postgres()
+        except MemoryUnavailable:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any cause is reported with the location
+            await self.close()
+            raise MemoryUnavailable(
+                f"Could not open the agent memory at {self._shown_target()} ({SETTING}): {type(exc).__name__}: {exc}"
+            ) from exc
+        return self._saver
+
+    async def close(self) -> None:
+        """Close the connection or pool; the memory can be opened again."""
+        resource, self._resource, self._saver = self._resource, None, None
+        if resource is not None:
+            await resource.close()
+
+    def _shown_target(self) -> str:
+        return self.sqlite_path or self.location.shown
+
+    async def _open_sqlite(self) -> None:
+        import aiosqlite
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        path = self.sqlite_path
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        self._resource = await aiosqlite.connect(path, timeout=30)
+        saver = AsyncSqliteSaver(self._resource)
+        await saver.setup()  # WAL mode and the tables
+        self._saver = saver
+
+    async def _open_postgres(self) -> None:
+        try:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+            from psycopg import AsyncConnection, sql
+            from psycopg.rows import dict_row
+            from psycopg_pool import AsyncConnectionPool
+        except ImportError as exc:
+            raise MemoryUnavailable(
+                f"{SETTING} names Postgres ({self.location.shown}) but its packages are not "
+                f"installed ({exc}); run: {POSTGRES_HINT}"
+            ) from exc
+        schema = sql.Identifier(schema_name(self.agent_name))
+        target = self.location.target
+        connecting = AsyncConnection.connect(target, autocommit=True, connect_timeout=CONNECT_SECONDS)
+        async with await connecting as connection:
+            await connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
+
+        async def use_schema(connection: Any) -> None:
+            await connection.execute(sql.SQL("SET search_path TO {}").format(schema))
+
+        # What the saver needs of its connections (langgraph-checkpoint-postgres' README).
+        kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+        self._resource = AsyncConnectionPool(
+            target, min_size=1, max_size=4, kwargs=kwargs, configure=use_schema, open=False
+        )
+        await self._resource.open(wait=True, timeout=CONNECT_SECONDS)
+        saver = AsyncPostgresSaver(self._resource)
+        await saver.setup()
+        self._saver = saver

@@ -1,0 +1,133 @@
+/**
+ * A real Jupyter server restart in the middle of a conversation and of a
+ * review: this file starts its own `jupyter lab` (the UI tests' config, on a
+ * port of its own), stops it while a review waits and starts another on the
+ * same conversations and agent memory. After a reload the list and the
+ * conversation are there, the review is answered once and resumes the run,
+ * and the agent remembers the conversation. Restarted on a memory that lost
+ * the thread, the panel says the agent no longer remembers it.
+ */
+import { expect, test } from '@jupyterlab/galata';
+import { spawn, type ChildProcess } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+import { playwrightPage } from './fault-server';
+import {
+  freePort,
+  graphEndpoint,
+  lastTurn,
+  openPanel,
+  resumeLog,
+  send,
+  startFresh,
+  waitForUrl,
+  waitIdle
+} from './review-panel-helpers';
+
+const PORT = freePort();
+const STATE = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-panel-restart-'));
+const UI_TESTS = path.resolve(__dirname, '..');
+
+test.use({
+  baseURL: `http://127.0.0.1:${PORT}`,
+  mockSettings: graphEndpoint('remembering')
+});
+
+/** `jupyter lab` with the UI tests' config, on PORT, the shared STATE and one root folder. */
+async function startLab(...options: string[]): Promise<ChildProcess> {
+  const root = path.join(STATE, 'root');
+  fs.mkdirSync(root, { recursive: true });
+  const lab = spawn(
+    'jupyter',
+    [
+      'lab',
+      '--config',
+      'jupyter_server_test_config.py',
+      `--ServerApp.root_dir=${root}`,
+      ...options
+    ],
+    {
+      cwd: UI_TESTS,
+      env: {
+        ...process.env,
+        AGENT_PANEL_UI_PORT: `${PORT}`,
+        AGENT_PANEL_UI_STATE: STATE
+      },
+      stdio: ['ignore', 'ignore', 'inherit']
+    }
+  );
+  await waitForUrl(`http://127.0.0.1:${PORT}/api/status`);
+  return lab;
+}
+
+async function stopLab(lab: ChildProcess): Promise<void> {
+  if (lab.exitCode !== null) {
+    return;
+  }
+  const exited = new Promise(resolve => lab.once('exit', resolve));
+  lab.kill('SIGTERM');
+  await exited;
+}
+
+let lab: ChildProcess;
+
+test.beforeAll(async () => {
+  lab = await startLab();
+});
+
+test.afterAll(async () => {
+  await stopLab(lab);
+  fs.rmSync(STATE, { recursive: true, force: true });
+});
+
+test('a server restart during a review: the answer resumes the run and the agent remembers', async ({
+  page
+}) => {
+  let panel = await startFresh(page);
+  await send(panel, 'my name is Ada');
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+    'I remember: my name is Ada'
+  );
+  await waitIdle(panel);
+  await send(panel, 'review the notes');
+  await expect(lastTurn(panel).locator('[data-verb="approve"]')).toBeVisible();
+
+  await stopLab(lab);
+  lab = await startLab();
+  await page.reload();
+
+  panel = await openPanel(page);
+  await expect(panel.locator('.jp-AgentPanel-user')).toHaveText([
+    'my name is Ada',
+    'review the notes'
+  ]);
+  const notice = panel.locator('.jp-AgentPanel-conversationNotice');
+  const resumes = resumeLog(playwrightPage(page), 'remembering');
+  const approve = lastTurn(panel).locator('[data-verb="approve"]');
+  await expect(approve).toBeEnabled();
+  await approve.dblclick();
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+    'Decision: approve. I remember: my name is Ada | review the notes'
+  );
+  await waitIdle(panel);
+  expect(resumes.map(resume => resume.status())).toEqual([200]);
+
+  await send(panel, 'what is my name?');
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+    'I remember: my name is Ada | review the notes | what is my name?'
+  );
+  await waitIdle(panel);
+  await expect(notice).toBeHidden();
+
+  // A server whose agents keep threads in its process only: after this
+  // restart the agent has forgotten the thread, and the panel says so.
+  await stopLab(lab);
+  lab = await startLab('--AgentPanel.checkpointer_url=memory');
+  await page.reload();
+  panel = await openPanel(page);
+  await expect(
+    panel.locator('.jp-AgentPanel-conversationNotice')
+  ).toContainText('The agent no longer remembers this conversation');
+});
