@@ -15,6 +15,10 @@ from .worker_loop import WorkerLoop
 MEMORY_CLOSE_SECONDS = 5.0
 
 
+class ExtractorUnavailable(Exception):
+    """A configured extractor could not be loaded; the message names it and the cause."""
+
+
 class AgentHost:
     """An agent served under its own routes, loaded lazily on first use.
 
@@ -30,7 +34,7 @@ class AgentHost:
         name: str,
         spec: Optional[str],
         extractor_specs: Sequence[str],
-        memory: AgentMemory,
+        memory: Optional[AgentMemory],
         *,
         base_dir: Optional[str],
         load_timeout: float,
@@ -46,7 +50,7 @@ class AgentHost:
         self._loader = AgentLoader(
             name,
             self._load,
-            spec=lambda: resolve_spec(self.spec),
+            spec=self.label,
             watched_file=self._graph_file,
             timeout=load_timeout,
             retry_after=load_retry,
@@ -82,11 +86,15 @@ class AgentHost:
             turn.cancel()
         if self._worker is not None:
             try:
-                self._worker.submit(self.memory.close()).result(MEMORY_CLOSE_SECONDS)
+                self._worker.submit(self._close_resources()).result(MEMORY_CLOSE_SECONDS)
             except Exception:  # noqa: BLE001 - stopping goes on; the database keeps what was written
-                self.log.warning("agent-panel: agent %r: closing its memory failed", self.name, exc_info=True)
+                self.log.warning("agent-panel: agent %r: closing its resources failed", self.name, exc_info=True)
             self._worker.stop()
             self._worker = None
+
+    async def _close_resources(self) -> None:
+        if self.memory is not None:
+            await self.memory.close()
 
     def _graph_file(self) -> Optional[Path]:
         """The graph's ``.py`` file when the spec names one; its changes trigger a reload."""
@@ -103,26 +111,37 @@ class AgentHost:
             path = Path(self._base_dir) / path
         return path
 
+    def label(self) -> str:
+        """What the agent is, for health and messages: its graph's spec."""
+        return resolve_spec(self.spec)
+
     def _load(self) -> LoadedAgent:
         """Runs in the loader's thread; the memory opens on the agent's loop."""
+        assert self.memory is not None  # a deployment has none, and loads otherwise
         try:
             checkpointer = self.worker.submit(self.memory.open()).result()
-        except MemoryUnavailable as exc:
-            return LoadedAgent(spec=resolve_spec(self.spec), status="agent_not_loaded", error=str(exc))
-        extractors = None
-        if self.extractor_specs:
-            extractors = []
-            for extractor_spec in self.extractor_specs:
-                try:
-                    from langstage_core.host import load_agent_spec
-
-                    found = load_agent_spec(extractor_spec, base_dir=self._base_dir)
-                    found = found() if callable(found) else found
-                except Exception as exc:  # noqa: BLE001 - reported through health, not raised
-                    return LoadedAgent(
-                        spec=resolve_spec(self.spec),
-                        status="agent_not_loaded",
-                        error=f"Could not load extractor {extractor_spec!r}: {type(exc).__name__}: {exc}",
-                    )
-                extractors.extend(found if isinstance(found, (list, tuple)) else [found])
+            extractors = self._load_extractors()
+        except (MemoryUnavailable, ExtractorUnavailable) as exc:
+            return self._failed(str(exc))
         return load_agent(self.spec, extractors=extractors, base_dir=self._base_dir, checkpointer=checkpointer)
+
+    def _failed(self, error: str) -> LoadedAgent:
+        return LoadedAgent(spec=self.label(), status="agent_not_loaded", error=error)
+
+    def _load_extractors(self) -> Optional[list]:
+        """The configured extractors, ``None`` when none are (the demo graph then gets its own)."""
+        if not self.extractor_specs:
+            return None
+        from langstage_core.host import load_agent_spec
+
+        extractors = []
+        for extractor_spec in self.extractor_specs:
+            try:
+                found = load_agent_spec(extractor_spec, base_dir=self._base_dir)
+                found = found() if callable(found) else found
+            except Exception as exc:  # noqa: BLE001 - reported through health, not raised
+                raise ExtractorUnavailable(
+                    f"Could not load extractor {extractor_spec!r}: {type(exc).__name__}: {exc}"
+                ) from exc
+            extractors.extend(found if isinstance(found, (list, tuple)) else [found])
+        return extractors

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, AsyncIterator, Callable, Optional
 
 DEFAULT_SPEC = "langstage_core.demo.tools:graph"
 SPEC_ENV = "LANGSTAGE_AGENT_SPEC"
@@ -32,6 +32,9 @@ class LoadedAgent:
     name: Optional[str] = None
     error: Optional[str] = None
     status: str = "healthy"
+    # What streams a turn's frames: langstage-core's iter_chunk_frames unless the agent is elsewhere
+    # (a deployment: deployment.deployment_frames), with the same arguments.
+    stream: Optional[Callable[..., AsyncIterator[dict]]] = None
 
     @property
     def ready(self) -> bool:

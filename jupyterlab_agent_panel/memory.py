@@ -7,15 +7,22 @@ schema per agent; or ``memory`` for the process's memory, lost on restart.
 Each agent keeps its own threads, so a thread id on one agent stays
 independent of the same id on another.
 
-An :class:`AgentMemory` is used only on its agent's worker loop: the aiosqlite
-connection and the Postgres pool belong to the loop they were opened on.
+An :class:`AgentMemory` is used only on its agent's worker loop. Its savers
+are LangGraph's synchronous ones (``SqliteSaver``, ``PostgresSaver``) whose
+async methods run inline on that loop, as LangGraph's ``InMemorySaver`` does
+(:class:`InlineAsync`): with the async savers, which suspend on every read and
+write, the AG-UI adapter (ag-ui-langgraph 0.0.47) sent a message's whole text
+before its streamed tokens, so the answer showed twice (docs/protocol.md §14.2).
+The agent's loop is its own, never the Jupyter server's, so the few
+milliseconds of a write hold up only that agent.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, AsyncIterator, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 SETTING = "AgentPanel.checkpointer_url"
@@ -25,6 +32,29 @@ POSTGRES_SCHEMES = ("postgresql", "postgres")
 MAX_SCHEMA_BYTES = 63
 SCHEMA_PREFIX = "agent_panel_"
 CONNECT_SECONDS = 10
+
+
+class InlineAsync:
+    """A synchronous saver's async methods, run inline on the caller's loop (see the module doc)."""
+
+    async def aget_tuple(self, config: Any) -> Any:
+        return self.get_tuple(config)
+
+    async def alist(self, config: Any, *, filter: Any = None, before: Any = None, limit: Any = None) -> AsyncIterator:
+        for item in self.list(config, filter=filter, before=before, limit=limit):
+            yield item
+
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
+        return self.put(config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(self, config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        self.put_writes(config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        self.delete_thread(thread_id)
+
+    async def aget_delta_channel_history(self, *, config: Any, channels: Any) -> Any:
+        return self.get_delta_channel_history(config=config, channels=channels)
 
 
 class MemoryUnavailable(Exception):
@@ -88,7 +118,7 @@ class AgentMemory:
         self.agent_name = agent_name
         self._problem = problem  # why the setting could not be read
         self._saver: Any = None
-        self._resource: Any = None  # the aiosqlite connection or the Postgres pool
+        self._resource: Any = None  # the SQLite connection or the Postgres pool
 
     @property
     def sqlite_path(self) -> Optional[str]:
@@ -124,48 +154,54 @@ class AgentMemory:
         """Close the connection or pool; the memory can be opened again."""
         resource, self._resource, self._saver = self._resource, None, None
         if resource is not None:
-            await resource.close()
+            resource.close()
 
     def _shown_target(self) -> str:
         return self.sqlite_path or self.location.shown
 
     async def _open_sqlite(self) -> None:
-        import aiosqlite
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        class InlineSqliteSaver(InlineAsync, SqliteSaver):
+            pass
 
         path = self.sqlite_path
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        self._resource = await aiosqlite.connect(path, timeout=30)
-        saver = AsyncSqliteSaver(self._resource)
-        await saver.setup()  # WAL mode and the tables
+        self._resource = sqlite3.connect(path, timeout=30)
+        self._resource.execute("PRAGMA synchronous=NORMAL")  # with WAL (setup): a crash loses nothing committed
+        saver = InlineSqliteSaver(self._resource)
+        saver.setup()
         self._saver = saver
 
     async def _open_postgres(self) -> None:
         try:
-            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-            from psycopg import AsyncConnection, sql
+            from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg import Connection, sql
             from psycopg.rows import dict_row
-            from psycopg_pool import AsyncConnectionPool
+            from psycopg_pool import ConnectionPool
         except ImportError as exc:
             raise MemoryUnavailable(
                 f"{SETTING} names Postgres ({self.location.shown}) but its packages are not "
                 f"installed ({exc}); run: {POSTGRES_HINT}"
             ) from exc
+
+        class InlinePostgresSaver(InlineAsync, PostgresSaver):
+            pass
+
         schema = sql.Identifier(schema_name(self.agent_name))
         target = self.location.target
-        connecting = AsyncConnection.connect(target, autocommit=True, connect_timeout=CONNECT_SECONDS)
-        async with await connecting as connection:
-            await connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
+        with Connection.connect(target, autocommit=True, connect_timeout=CONNECT_SECONDS) as connection:
+            connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(schema))
 
-        async def use_schema(connection: Any) -> None:
-            await connection.execute(sql.SQL("SET search_path TO {}").format(schema))
+        def use_schema(connection: Any) -> None:
+            connection.execute(sql.SQL("SET search_path TO {}").format(schema))
 
         # What the saver needs of its connections (langgraph-checkpoint-postgres' README).
         kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
-        self._resource = AsyncConnectionPool(
+        self._resource = ConnectionPool(
             target, min_size=1, max_size=4, kwargs=kwargs, configure=use_schema, open=False
         )
-        await self._resource.open(wait=True, timeout=CONNECT_SECONDS)
-        saver = AsyncPostgresSaver(self._resource)
-        await saver.setup()
+        self._resource.open(wait=True, timeout=CONNECT_SECONDS)
+        saver = InlinePostgresSaver(self._resource)
+        saver.setup()
         self._saver = saver

@@ -11,6 +11,7 @@ from traitlets.config import LoggingConfigurable
 
 from .agent_host import AgentHost
 from .conversation_store import ConversationStore
+from .deployment import DeploymentHost, deployment_entry
 from .graph import SPEC_ENV
 from .json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
 from .memory import AgentMemory, memory_location
@@ -64,6 +65,16 @@ class AgentPanel(LoggingConfigurable):
         ),
     )
 
+    deployments = Dict(
+        config=True,
+        help=(
+            "LangGraph Agent Server deployments, each served at agent-panel/agents/<name>/ like the "
+            "agents (names as for AgentPanel.agents). Maps a name to {'url': <the deployment's URL>, "
+            "'assistant_id': <an assistant id or graph id>, 'api_key_env': <the environment variable "
+            "holding its key>} (or 'api_key': the key itself; neither: no key), optionally "
+            "'extractors'. The key stays on this server. Invalid entries are logged and left out."
+        ),
+    )
     max_body_bytes = Int(
         DEFAULT_MAX_BODY_BYTES,
         config=True,
@@ -140,6 +151,19 @@ class AgentPanel(LoggingConfigurable):
         builtin = {name: e for name, e in BUILTIN_AGENTS.items() if name not in self.agents}
         agents = {**self.agents, **builtin}
         self.named = {name: make_host(name, e["spec"], e["extractors"]) for name, e in agents.items()}
+        for name, entry in self.deployments.items():
+            if name in self.named:
+                self.log.error("AgentPanel.deployments: left out %r: an agent has that name", name)
+                continue
+            self.named[name] = DeploymentHost(
+                name,
+                entry["spec"],
+                entry["extractors"],
+                base_dir=base_dir,
+                load_timeout=self.load_timeout_seconds,
+                load_retry=self.load_retry_seconds,
+                log=self.log,
+            )
         self.conversations = ConversationStore(os.path.expanduser(self.conversations_db))
 
     def host(self, name: Optional[str] = None) -> Optional[AgentHost]:
@@ -161,6 +185,18 @@ class AgentPanel(LoggingConfigurable):
     def _default_conversations_db(self) -> str:
         return os.path.join(jupyter_data_dir(), "agent_panel", "conversations.sqlite")
 
+    @validate("deployments")
+    def _valid_deployments(self, proposal) -> dict:
+        """Each entry as ``{"spec": DeploymentSpec, "extractors"}``; invalid ones are logged and left out."""
+        valid = {}
+        for name, entry in proposal["value"].items():
+            try:
+                check_agent_name(name)
+                valid[name] = deployment_entry(entry)
+            except ValueError as exc:
+                self.log.error("AgentPanel.deployments: left out %r: %s", name, exc)
+        return valid
+
     @validate("agents")
     def _valid_agents(self, proposal) -> dict:
         """Each entry as ``{"spec", "extractors"}``; invalid ones are logged and left out."""
@@ -173,8 +209,8 @@ class AgentPanel(LoggingConfigurable):
         return valid
 
 
-def agent_entry(name: Any, entry: Any) -> dict:
-    """``entry`` as ``{"spec": str, "extractors": [str, ...]}``; ValueError says what is wrong."""
+def check_agent_name(name: Any) -> None:
+    """ValueError when ``name`` cannot name an agent under agent-panel/agents/<name>/."""
     if not isinstance(name, str) or not AGENT_NAME.fullmatch(name):
         raise ValueError("a name may only contain letters, digits, '_', '.' and '-'")
     if len(name) > MAX_NAME_CHARS:
@@ -185,6 +221,11 @@ def agent_entry(name: Any, entry: Any) -> dict:
         raise ValueError(
             f"the name {DEFAULT_AGENT!r} is reserved for the agent at agent-panel/ (AgentPanel.agent_spec)"
         )
+
+
+def agent_entry(name: Any, entry: Any) -> dict:
+    """``entry`` as ``{"spec": str, "extractors": [str, ...]}``; ValueError says what is wrong."""
+    check_agent_name(name)
     if isinstance(entry, str):
         entry = {"spec": entry}
     if not isinstance(entry, dict):

@@ -68,9 +68,11 @@ class TurnRequest:
         return None
 
     def frames(self) -> AsyncGenerator[dict, None]:
-        from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
+        stream = self.loaded.stream
+        if stream is None:
+            from langstage_core.agui import iter_chunk_frames as stream  # present: the agent loaded
 
-        return iter_chunk_frames(
+        return stream(
             self.loaded.agent,
             self.message,
             self.thread_id,

@@ -27,6 +27,11 @@ c.AgentPanel.agents = {  # noqa: F821
     "markdown": graph_spec("markdown_answer.py"),
     "remembering": graph_spec("remembering.py"),
 }
+# The LangGraph Agent Server playwright.config.js starts (deployment.spec.ts).
+AGENT_SERVER = f"http://127.0.0.1:{os.environ.get('AGENT_PANEL_AGENT_SERVER_PORT', '1')}"
+c.AgentPanel.deployments = {  # noqa: F821
+    f"team-{graph}": {"url": AGENT_SERVER, "assistant_id": graph} for graph in ("remembering", "hitl", "ticking")
+}
 # Each server run keeps its conversations and its agents' memory apart from
 # any other run's (and from the user's own), in a fresh folder; servers given
 # one $AGENT_PANEL_UI_STATE share it (server-restart.spec.ts).

@@ -2,9 +2,24 @@
  * Galata configuration: a real `jupyter lab` with this extension, driven in
  * Debian's Chromium (Playwright cannot download browsers here).
  */
+const { execFileSync } = require('child_process');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const port = process.env.AGENT_PANEL_UI_PORT || '8899';
+// The LangGraph Agent Server of deployment.spec.ts: a free port, chosen once
+// here and inherited by the lab (jupyter_server_test_config.py) and the workers.
+if (!process.env.AGENT_PANEL_AGENT_SERVER_PORT) {
+  process.env.AGENT_PANEL_AGENT_SERVER_PORT = execFileSync(
+    process.env.PYTHON || 'python',
+    [
+      '-c',
+      'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    ]
+  )
+    .toString()
+    .trim();
+}
+const agentServerPort = process.env.AGENT_PANEL_AGENT_SERVER_PORT;
 
 module.exports = {
   ...baseConfig,
@@ -35,10 +50,20 @@ module.exports = {
       ]
     }
   },
-  webServer: {
-    command: 'npm start',
-    url: `http://127.0.0.1:${port}/lab`,
-    timeout: 180000,
-    reuseExistingServer: false
-  }
+  webServer: [
+    {
+      command: 'npm start',
+      url: `http://127.0.0.1:${port}/lab`,
+      timeout: 180000,
+      reuseExistingServer: false
+    },
+    {
+      // `langgraph dev` serving the tests' graphs (jupyterlab_agent_panel/tests/agent_server.py).
+      command: `python ../jupyterlab_agent_panel/tests/agent_server.py --port ${agentServerPort}`,
+      url: `http://127.0.0.1:${agentServerPort}/ok`,
+      timeout: 180000,
+      reuseExistingServer: false,
+      gracefulShutdown: { signal: 'SIGTERM', timeout: 20000 }
+    }
+  ]
 };

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
+from pathlib import Path
 
 import pytest
 from tornado.httpclient import HTTPClientError
@@ -21,6 +22,7 @@ from postgres_server import PostgresServer
 from server_process import JupyterServerProcess
 
 REMEMBERING = graph_spec("remembering")
+HITL_SPEC = f"{Path(__file__).resolve().parents[2] / 'ui-tests' / 'graphs' / 'hitl.py'}:graph"
 APPROVE = [{"type": "approve"}]
 RESUMED = "Resumed. Your decision was: {'decisions': [{'type': 'approve'}]}."
 SERVED = [f"--AgentPanel.agents=remembering={REMEMBERING}"]
@@ -242,3 +244,24 @@ class TestPostgres:
         assert schemas == [("agent_panel_default",), ("agent_panel_remembering",)]
         assert not (tmp_path / "data" / "agent_panel" / "memory").exists()
 
+
+
+async def test_a_resumed_review_streams_its_answer_once_with_the_durable_memory(tmp_path):
+    """With LangGraph's async SQLite saver the adapter sent the answer whole, then token by token,
+    in 4 of 60 resumes (40 of 60 under "async" durability); the inline saver keeps the order."""
+    from langstage_core.agui import iter_chunk_frames
+
+    memory = AgentMemory(MemoryLocation("sqlite", str(tmp_path)), "hitl")
+    agent = load_agent(HITL_SPEC, checkpointer=await memory.open()).agent
+    decisions = {"decisions": [{"type": "approve"}, {"type": "reject", "message": "not now"}]}
+    answers = []
+    try:
+        for _ in range(60):
+            thread_id = new_thread()
+            async for _frame in iter_chunk_frames(agent, "write notes", thread_id):
+                pass
+            frames = [frame async for frame in iter_chunk_frames(agent, "", thread_id, resume=decisions)]
+            answers.append(text_of(frames))
+    finally:
+        await memory.close()
+    assert {answer.count("Tool results:") for answer in answers} == {1}

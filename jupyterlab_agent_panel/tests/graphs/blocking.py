@@ -6,7 +6,6 @@ on its event loop. It says "blocking" first, so a client knows the node started,
 and "unblocked" once the sleep returned. Used by ``test_agent_isolation.py`` and
 ``bench/server_load.py``.
 """
-import asyncio
 import time
 
 from langchain_core.messages import AIMessage
@@ -21,10 +20,6 @@ async def _block(state: MessagesState) -> dict:
     human = next(m for m in reversed(state["messages"]) if m.type == "human")
     words = human.content.split()
     seconds = float(words[1]) if len(words) > 1 else 1.0
-    # Let "blocking" reach the client first: with a durable checkpointer the step's
-    # checkpoint is written between the two nodes, and LangGraph may start this one
-    # before the loop has passed the first node's message on.
-    await asyncio.sleep(0.05)
     time.sleep(seconds)  # blocks the loop: the point of this graph
     return {"messages": [AIMessage(content="unblocked")]}
 

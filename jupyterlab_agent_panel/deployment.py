@@ -1,0 +1,230 @@
+"""A LangGraph Agent Server deployment served under ``agent-panel/agents/<name>/`` (docs/protocol.md §15).
+
+The server extension talks to the deployment with ``langgraph-sdk``: a turn is
+a streamed run on the thread, a resume a run with ``Command(resume=...)``, a
+Stop cancels the run on the deployment. Its key stays in the server's config
+(``AgentPanel.deployments``); the browser only ever talks to this server.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Optional
+
+from .agent_host import AgentHost, ExtractorUnavailable
+from .deployment_frames import RunFrames
+from .graph import LoadedAgent
+
+DEPLOYMENT_KEYS = {"url", "assistant_id", "api_key", "api_key_env", "extractors"}
+STREAM_MODES = ["messages-tuple", "updates"]
+CHECK_SECONDS = 10.0
+PANEL_CLIENT = "jupyterlab-agent-panel"
+
+
+@dataclass(frozen=True)
+class DeploymentSpec:
+    """Where the deployment is, which assistant (or graph id) to run, and its key."""
+
+    url: str
+    assistant_id: str
+    api_key: Optional[str] = None
+    api_key_env: Optional[str] = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.assistant_id} at {self.url}"
+
+    def key(self) -> Optional[str]:
+        """The API key: given, else read from the named environment variable (None: no key)."""
+        if self.api_key:
+            return self.api_key
+        return os.environ.get(self.api_key_env) if self.api_key_env else None
+
+
+def deployment_entry(entry: Any) -> dict:
+    """``entry`` checked: ``{"spec": DeploymentSpec, "extractors": [...]}``; ValueError says what is wrong."""
+    if not isinstance(entry, dict):
+        raise ValueError(f"expected {{'url': ..., 'assistant_id': ...}}, not {type(entry).__name__}")
+    unknown = sorted(map(str, entry.keys() - DEPLOYMENT_KEYS))
+    if unknown:
+        raise ValueError(f"unknown keys {unknown}; expected {sorted(DEPLOYMENT_KEYS)}")
+    url, assistant_id = entry.get("url"), entry.get("assistant_id")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValueError("'url' must be the deployment's http:// or https:// URL")
+    if not isinstance(assistant_id, str) or not assistant_id.strip():
+        raise ValueError("'assistant_id' must be an assistant id or a graph id of the deployment")
+    for key in ("api_key", "api_key_env"):
+        if entry.get(key) is not None and not isinstance(entry[key], str):
+            raise ValueError(f"'{key}' must be a string")
+    extractors = entry.get("extractors", [])
+    if not isinstance(extractors, list) or not all(isinstance(e, str) and e.strip() for e in extractors):
+        raise ValueError("'extractors' must be a list of 'module:attr' / 'file.py:attr' strings")
+    spec = DeploymentSpec(url.rstrip("/"), assistant_id, entry.get("api_key"), entry.get("api_key_env"))
+    return {"spec": spec, "extractors": extractors}
+
+
+class DeploymentAgent:
+    """The deployment's client, used on its host's worker loop only."""
+
+    def __init__(self, spec: DeploymentSpec, client: Any, assistant_name: Optional[str]):
+        from langgraph.pregel.remote import RemoteGraph
+
+        self.spec = spec
+        self.client = client
+        self.assistant_name = assistant_name
+        # What the resume check reads (graph.pending_interrupts): the thread's state on the deployment.
+        self.graph = RemoteGraph(spec.assistant_id, client=client)
+        self.kind = f"Agent Server at {spec.url}"
+
+    async def known(self, thread_id: str) -> bool:
+        """Whether the deployment has the thread (the thread routes, thread_handler.py)."""
+        from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
+
+        try:
+            await self.client.threads.get(thread_id)
+        except (NotFoundError, UnprocessableEntityError):  # unknown, or no UUID (so never one of its threads)
+            return False
+        return True
+
+    async def forget(self, thread_id: str) -> None:
+        from langgraph_sdk.errors import NotFoundError
+
+        try:
+            await self.client.threads.delete(thread_id)
+        except NotFoundError:
+            pass  # deleted already
+
+
+class DeploymentHost(AgentHost):
+    """A deployment served like a local agent: the same routes, its own loop and running turns.
+
+    "Loading" it is checking it (:func:`connect`), retried like a failed load.
+    """
+
+    def __init__(self, name: str, spec: DeploymentSpec, extractor_specs: list, **kwargs: Any):
+        super().__init__(name, None, extractor_specs, None, **kwargs)
+        self.deployment = spec
+        self._connected: Optional[DeploymentAgent] = None
+
+    def label(self) -> str:
+        return self.deployment.label
+
+    def _graph_file(self) -> None:
+        return None
+
+    def _load(self) -> LoadedAgent:
+        try:
+            extractors = self._load_extractors() or []
+        except ExtractorUnavailable as exc:
+            return self._failed(str(exc))
+        loaded = self.worker.submit(connect(self.deployment, extractors)).result()
+        self._connected = loaded.agent
+        return loaded
+
+    async def _close_resources(self) -> None:
+        if self._connected is not None:
+            await self._connected.client.aclose()
+
+
+async def connect(spec: DeploymentSpec, extractors: list) -> LoadedAgent:
+    """The deployment checked (``GET /ok``, the assistant exists) and ready, or why it is not."""
+    from langgraph_sdk import get_client
+    from langgraph_sdk.errors import APIStatusError
+
+    client = get_client(url=spec.url, api_key=spec.key(), timeout=CHECK_SECONDS)
+    problem, name = None, None
+    try:
+        ok = await client.http.get("/ok")
+        if not isinstance(ok, dict) or ok.get("ok") is not True:
+            problem = f"{spec.url}/ok did not answer {{\"ok\": true}}: it is not a LangGraph Agent Server"
+        else:
+            name = await _assistant_name(client, spec.assistant_id)
+            if name is None:
+                problem = f"The Agent Server at {spec.url} has no assistant or graph {spec.assistant_id!r}"
+    except APIStatusError as exc:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        if status in (401, 403):
+            problem = f"The Agent Server at {spec.url} refused the key ({status}): check api_key / api_key_env"
+        else:
+            problem = f"{spec.url} answered {status}: it is not a LangGraph Agent Server ({exc})"
+    except Exception as exc:  # noqa: BLE001 - connection refused, DNS, timeout, not JSON...
+        problem = f"The Agent Server at {spec.url} is unreachable: {type(exc).__name__}: {exc}"
+    if problem is not None:
+        await client.aclose()
+        return LoadedAgent(spec=spec.label, status="agent_not_loaded", error=problem)
+    return LoadedAgent(
+        spec=spec.label,
+        agent=DeploymentAgent(spec, client, name),
+        extractors=extractors,
+        name=name,
+        stream=deployment_frames,
+    )
+
+
+async def _assistant_name(client: Any, assistant_id: str) -> Optional[str]:
+    """The assistant's name, found by id or by graph id; ``None`` if the deployment has neither."""
+    from langgraph_sdk.errors import APIStatusError
+
+    try:
+        return (await client.assistants.get(assistant_id)).get("name") or assistant_id
+    except APIStatusError:
+        pass  # not an assistant id: maybe a graph id
+    try:
+        found = await client.assistants.search(graph_id=assistant_id, limit=1)
+    except APIStatusError as exc:
+        if getattr(exc.response, "status_code", None) == 404:  # "Graph 'x' not found"
+            return None
+        raise
+    return (found[0].get("name") or assistant_id) if found else None
+
+
+async def deployment_frames(
+    agent: DeploymentAgent,
+    message: str,
+    thread_id: str,
+    *,
+    resume: Any = None,
+    extractors: Any = (),
+    max_result_len: int = 500,
+) -> AsyncIterator[dict]:
+    """One turn as a streamed run on the deployment's thread (the panel's thread id)."""
+    client, spec = agent.client, agent.spec
+    metadata = {"client": PANEL_CLIENT, "assistant": spec.assistant_id}
+    await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
+    if resume is None:
+        run_input = {"input": {"messages": [{"role": "user", "content": message}]}}
+    else:
+        run_input = {"command": {"resume": resume}}
+    frames = RunFrames(extractors=list(extractors or ()), max_result_len=max_result_len)
+    finished = False
+    try:
+        parts = client.runs.stream(
+            thread_id, spec.assistant_id, **run_input, stream_mode=STREAM_MODES, on_disconnect="cancel"
+        )
+        async for part in parts:
+            if part.event == "error":
+                yield {"status": "error", "message": _error_text(part.data)}
+                finished = True
+                return
+            for frame in frames.feed(part.event, part.data):
+                yield frame
+        finished = True
+        yield frames.terminal()
+    finally:
+        if not finished and frames.run_id is not None:
+            # A Stop (this task cancelled) or a failure: the run stops on the deployment too.
+            await asyncio.shield(_cancel(client, thread_id, frames.run_id))
+
+
+async def _cancel(client: Any, thread_id: str, run_id: str) -> None:
+    try:
+        await client.runs.cancel(thread_id, run_id, action="interrupt")
+    except Exception:  # noqa: BLE001 - already ended, or the deployment went away
+        pass
+
+
+def _error_text(data: Any) -> str:
+    if isinstance(data, dict):
+        return f"{data.get('error', 'Error')}: {data.get('message', '')}".rstrip(": ")
+    return str(data)

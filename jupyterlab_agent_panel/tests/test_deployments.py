@@ -1,0 +1,241 @@
+"""LangGraph Agent Server deployments served under agent-panel/agents/<name>/ (docs/protocol.md §15),
+against a real ``langgraph dev`` the module starts (``agent_server.py``).
+"""
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+
+from agent_server import SERVED, AgentServer
+from helpers import assert_one_terminal_last, text_of
+from jupyterlab_agent_panel.graph import NOTHING_PENDING
+from jupyterlab_agent_panel.panel import AgentPanel
+
+APPROVE = [{"type": "approve"}]
+RESUME_APPROVED = ("resume", {"decisions": APPROVE})
+COMPLETE = {"status": "complete", "outcome": "complete"}
+INTERRUPTED = {"status": "complete", "outcome": "interrupted"}
+
+
+@pytest.fixture(scope="module")
+def agent_server():
+    with AgentServer() as url:
+        yield url
+
+
+@pytest.fixture
+def agent_panel_config(agent_server):
+    return {
+        "deployments": {
+            "remembering": {"url": agent_server, "assistant_id": "remembering"},
+            "hitl": {"url": agent_server, "assistant_id": "hitl"},
+            "slow": {"url": agent_server, "assistant_id": "slow"},
+            "missing": {"url": agent_server, "assistant_id": "nope"},
+            "elsewhere": {"url": f"{agent_server}/not-here", "assistant_id": "remembering"},
+            "down": {"url": "http://127.0.0.1:1", "assistant_id": "remembering"},
+        },
+        "agents": {f"local-{name}": SERVED[name] for name in ("remembering", "hitl")},
+        "load_retry_seconds": 600,
+    }
+
+
+def comparable(frames: list) -> list:
+    """Frames without what differs between two runs of one graph (ids minted per run, timings)."""
+    return [{k: v for k, v in f.items() if k not in ("message_id", "duration_ms")} for f in frames]
+
+
+async def both(run_turn, graph: str, turns: list) -> tuple:
+    """The frames of ``turns`` ((route, body) pairs) on the deployment and on the same graph served locally."""
+    deployed, local = [], []
+    for agent, frames in ((graph, deployed), (f"local-{graph}", local)):
+        thread_id = new_thread()
+        for route, body in turns:
+            frames.append(await run_turn(f"agents/{agent}/{route}", {**body, "thread_id": thread_id}))
+    return deployed, local
+
+
+def new_thread() -> str:
+    return str(uuid.uuid4())  # the Agent Server's thread ids are UUIDs, as the panel's are
+
+
+async def health(jp_fetch, name: str) -> dict:
+    return json.loads((await jp_fetch("agent-panel", "agents", name, "health")).body)
+
+
+async def test_a_deployment_is_listed_and_healthy(jp_fetch, agent_server):
+    listing = json.loads((await jp_fetch("agent-panel", "agents")).body)["agents"]
+    deployed = next(agent for agent in listing if agent["name"] == "remembering")
+
+    assert (deployed["ready"], deployed["status"]) == (True, "healthy")
+    assert deployed["url"] == "agent-panel/agents/remembering/"
+    assert deployed["spec"] == f"remembering at {agent_server}"
+    assert (await health(jp_fetch, "remembering"))["agent_name"] == "Remembering"
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("missing", "The Agent Server at {url} has no assistant or graph 'nope'"),
+        ("elsewhere", "{url}/not-here answered 404: it is not a LangGraph Agent Server"),
+        ("down", "The Agent Server at http://127.0.0.1:1 is unreachable: ConnectError"),
+    ],
+)
+async def test_health_says_what_is_wrong(jp_fetch, agent_server, name, message):
+    answer = await health(jp_fetch, name)
+    assert (answer["status"], answer["ready"]) == ("agent_not_loaded", False)
+    assert answer["message"].startswith(message.format(url=agent_server)), answer["message"]
+
+
+async def test_a_turn_streams_and_the_thread_remembers(run_turn):
+    thread_id = new_thread()
+    first = await run_turn("agents/remembering/chat", {"message": "my name is Ada", "thread_id": thread_id})
+    second = await run_turn("agents/remembering/chat", {"message": "what is my name?", "thread_id": thread_id})
+
+    assert [f["chunk"] for f in first if "chunk" in f] == ["I remember: my name is Ada"]
+    assert first[0]["node"] == "answer"
+    assert assert_one_terminal_last(first) == COMPLETE
+    assert text_of(second) == "I remember: my name is Ada | what is my name?"
+
+
+async def test_a_review_is_answered_once_and_resumes_the_run(run_turn, post_json):
+    thread_id = new_thread()
+    asked = await run_turn("agents/remembering/chat", {"message": "review the notes", "thread_id": thread_id})
+    resumed = await run_turn("agents/remembering/resume", {"thread_id": thread_id, "decisions": APPROVE})
+    again = await post_json("agents/remembering/resume", {"thread_id": thread_id, "decisions": APPROVE})
+
+    assert asked == [
+        {
+            "status": "interrupt",
+            "interrupt": {
+                "action_requests": [
+                    {"name": "publish", "args": {"what": "the notes"}, "description": "Publish the notes?"}
+                ],
+                "review_configs": [{"action_name": "publish", "allowed_decisions": ["approve", "reject"]}],
+                "allowed_decisions": ["reject", "approve"],  # core's order, as for a local graph
+            },
+        },
+        INTERRUPTED,
+    ]
+    assert text_of(resumed) == "Decision: approve. I remember: review the notes"
+    assert assert_one_terminal_last(resumed) == COMPLETE
+    assert again.code == 409
+    assert json.loads(again.body) == {"message": NOTHING_PENDING, "reason": "nothing_pending"}
+
+
+async def test_tool_calls_and_results_of_langchain_hitl(run_turn):
+    thread_id = new_thread()
+    asked = await run_turn("agents/hitl/chat", {"message": "write notes", "thread_id": thread_id})
+    decisions = [{"type": "approve"}, {"type": "reject", "message": "not now"}]
+    resumed = await run_turn("agents/hitl/resume", {"thread_id": thread_id, "decisions": decisions})
+
+    assert [f["tool_calls"] for f in asked if "tool_calls" in f] == [
+        [{"name": "write_file", "args": {"path": "notes.md", "content": "Draft notes"}, "id": "call_write_file"}],
+        [{"name": "execute", "args": {"command": "rm -rf build"}, "id": "call_execute"}],
+    ]
+    assert asked[-2]["interrupt"]["review_configs"][1] == {
+        "action_name": "execute",
+        "allowed_decisions": ["approve", "reject"],
+    }
+    results = {f["id"]: (f["name"], f["tool_result"], f["tool_status"]) for f in resumed if "tool_result" in f}
+    assert results == {
+        "call_execute": ("execute", "User rejected the tool call for `execute` with reason: not now", "error"),
+        "call_write_file": ("write_file", "wrote 11 chars to notes.md", "success"),
+    }
+    assert len([f for f in resumed if "chunk" in f]) > 5  # token by token
+    assert text_of(resumed) == (
+        "Tool results:\n- write_file: wrote 11 chars to notes.md\n"
+        "- execute: User rejected the tool call for `execute` with reason: not now"
+    )
+
+
+async def test_stop_cancels_the_run_on_the_deployment(open_stream, post_json, agent_panel, agent_server):
+    from langgraph_sdk import get_client
+
+    thread_id = new_thread()
+    stream = open_stream("agents/slow/chat", {"message": "go", "thread_id": thread_id})
+    assert (await stream.next_frame(timeout=30))["chunk"] == "started"
+
+    reply = await post_json("agents/slow/cancel", {"thread_id": thread_id})
+    rest = await stream.rest(timeout=30)
+
+    assert json.loads(reply.body)["status"] == "success"
+    assert rest == [{"status": "cancelled", "message": "Execution cancelled by user"}]
+    client = get_client(url=agent_server, api_key=None)
+    runs = await client.runs.list(thread_id)
+    assert [run["status"] for run in runs] == ["interrupted"]
+    assert agent_panel.host("slow").turns == {}
+
+
+def test_an_invalid_entry_is_left_out_and_says_why(caplog):
+    panel = AgentPanel(
+        deployments={
+            "ok": {"url": "http://127.0.0.1:9", "assistant_id": "a"},
+            "no-url": {"assistant_id": "a"},
+            "typo": {"url": "http://h", "assistant": "a"},
+            "bad name!": {"url": "http://h", "assistant_id": "a"},
+        }
+    )
+    try:
+        assert sorted(panel.deployments) == ["ok"]
+        logged = caplog.text
+        assert "left out 'no-url': 'url' must be the deployment's http:// or https:// URL" in logged
+        assert "left out 'typo': unknown keys ['assistant']" in logged
+        assert "left out 'bad name!': a name may only contain" in logged
+    finally:
+        panel.close()
+
+
+@pytest.mark.parametrize(
+    ("graph", "turns"),
+    [
+        ("remembering", [("chat", {"message": "hi"}), ("chat", {"message": "review it"}), RESUME_APPROVED]),
+        ("hitl", [("chat", {"message": "write notes"}), ("resume", {"decisions": [*APPROVE, {"type": "reject"}]})]),
+    ],
+)
+async def test_a_deployment_streams_the_frames_the_same_graph_streams_locally(run_turn, graph, turns):
+    deployed, local = await both(run_turn, graph, turns)
+    assert [comparable(frames) for frames in deployed] == [comparable(frames) for frames in local]
+
+
+async def test_the_thread_routes_ask_and_delete_the_deployments_thread(run_turn, jp_fetch, agent_server):
+    from langgraph_sdk import get_client
+    from langgraph_sdk.errors import NotFoundError
+
+    thread_id = new_thread()
+
+    async def known() -> dict:
+        return json.loads((await jp_fetch("agent-panel", "agents", "remembering", "threads", thread_id)).body)
+
+    assert await known() == {"known": False}
+    await run_turn("agents/remembering/chat", {"message": "hi", "thread_id": thread_id})
+    client = get_client(url=agent_server, api_key=None)
+    thread = await client.threads.get(thread_id)
+    assert thread["metadata"]["client"] == "jupyterlab-agent-panel"
+    assert await known() == {"known": True}
+
+    deleted = await jp_fetch("agent-panel", "agents", "remembering", "threads", thread_id, method="DELETE")
+
+    assert deleted.code == 204
+    assert await known() == {"known": False}
+    with pytest.raises(NotFoundError):
+        await client.threads.get(thread_id)
+
+
+@pytest.mark.parametrize(
+    ("entry", "sent"),
+    [({}, None), ({"api_key_env": "TEAM_AGENT_KEY"}, "team-key"), ({"api_key": "literal"}, "literal")],
+)
+async def test_only_the_configured_key_is_sent(agent_server, monkeypatch, entry, sent):
+    from jupyterlab_agent_panel.deployment import connect, deployment_entry
+
+    monkeypatch.setenv("LANGSMITH_API_KEY", "a key for LangSmith, not for this deployment")
+    monkeypatch.setenv("TEAM_AGENT_KEY", "team-key")
+    spec = deployment_entry({"url": agent_server, "assistant_id": "remembering", **entry})["spec"]
+    loaded = await connect(spec, [])
+    try:
+        assert loaded.ready, loaded.error
+        assert loaded.agent.client.http.client.headers.get("x-api-key") == sent
+    finally:
+        await loaded.agent.client.aclose()

@@ -1,0 +1,136 @@
+/**
+ * The panel against a real LangGraph Agent Server (`langgraph dev`, started by
+ * playwright.config.js), served by the lab's server extension as the
+ * deployments `team-<graph>` (jupyter_server_test_config.py): a streamed
+ * answer the thread remembers, deleted with its conversation, a LangChain HITL
+ * review answered and resumed, and Stop, which cancels the run on the Agent
+ * Server.
+ */
+import { expect, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { Request } from '@playwright/test';
+
+import { playwrightPage } from './fault-server';
+import {
+  graphEndpoint,
+  lastTurn,
+  openPanel,
+  send,
+  waitIdle
+} from './review-panel-helpers';
+
+/** The thread ids of the chats `page` sends to the deployment `agent`. */
+function chatThreads(page: IJupyterLabPageFixture, agent: string): string[] {
+  const threads: string[] = [];
+  playwrightPage(page).on('request', (request: Request) => {
+    if (request.url().includes(`/agent-panel/agents/${agent}/chat`)) {
+      threads.push(request.postDataJSON().thread_id);
+    }
+  });
+  return threads;
+}
+
+const AGENT_SERVER = `http://127.0.0.1:${process.env.AGENT_PANEL_AGENT_SERVER_PORT}`;
+
+test.describe('a deployment that remembers', () => {
+  test.use({ mockSettings: graphEndpoint('team-remembering') });
+
+  test('answers stream, the thread on the Agent Server remembers them, and deleting the conversation deletes it', async ({
+    page
+  }) => {
+    const threads = chatThreads(page, 'team-remembering');
+    const tag = `Ada ${Date.now()}`;
+    const panel = await openPanel(page);
+    await expect(panel.locator('.jp-AgentPanel-health')).toContainText('Ready');
+    await send(panel, `my name is ${tag}`);
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+      `I remember: my name is ${tag}`
+    );
+    await waitIdle(panel);
+    await send(panel, 'what is my name?');
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+      `I remember: my name is ${tag} | what is my name?`
+    );
+    await waitIdle(panel);
+    expect(new Set(threads).size).toBe(1);
+    const thread = `${AGENT_SERVER}/threads/${threads[0]}`;
+    expect((await fetch(thread)).status).toBe(200);
+
+    await panel.locator('.jp-AgentPanel-conversationsButton').click();
+    await panel
+      .locator('.jp-AgentPanel-conversation', { hasText: tag })
+      .locator('.jp-AgentPanel-conversation-delete')
+      .click();
+    const dialog = page.locator('.jp-Dialog');
+    await expect(dialog).toContainText('Delete conversation?');
+    await dialog.locator('.jp-mod-accept').click();
+    await expect.poll(async () => (await fetch(thread)).status).toBe(404);
+  });
+});
+
+test.describe('a deployment with LangChain HITL', () => {
+  test.use({ mockSettings: graphEndpoint('team-hitl') });
+
+  test('the tool calls wait for a review; the answers resume the run on the Agent Server', async ({
+    page
+  }) => {
+    const panel = await openPanel(page);
+    await send(panel, 'write the notes');
+    const review = panel.locator('.jp-AgentPanel-review');
+    const row = (index: number) => review.locator(`[data-row="${index}"]`);
+    await expect(row(0).locator('.jp-AgentPanel-reviewAction')).toHaveText(
+      'write_file'
+    );
+    await expect(row(1).locator('[data-verb]')).toHaveText([
+      'Reject',
+      'Approve'
+    ]);
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-tool')).toHaveCount(2);
+    await row(0).locator('[data-verb="approve"]').click();
+    await row(1).locator('[data-verb="reject"]').click();
+    await row(1).locator('textarea').fill('too risky');
+    await row(1).locator('.jp-AgentPanel-confirm').click();
+    await review.locator('.jp-AgentPanel-reviewSubmit').click();
+
+    const answer = lastTurn(panel).locator('.jp-AgentPanel-text');
+    await expect(answer).toContainText(
+      'execute: User rejected the tool call for execute with reason: too risky'
+    );
+    await expect(answer).toContainText(
+      'write_file: wrote 11 chars to notes.md'
+    );
+    await expect(answer).not.toContainText('ran: rm -rf build');
+    await waitIdle(panel);
+    // Streamed token by token, shown once.
+    expect((await answer.innerText()).split('Tool results:')).toHaveLength(2);
+  });
+});
+
+test.describe('a deployment streaming a long answer', () => {
+  test.use({ mockSettings: graphEndpoint('team-ticking') });
+
+  test('Stop ends the turn and cancels the run on the Agent Server', async ({
+    page
+  }) => {
+    const threads = chatThreads(page, 'team-ticking');
+    const panel = await openPanel(page);
+    await send(panel, 'count');
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toContainText(
+      'tick3'
+    );
+    await panel.locator('.jp-AgentPanel-stop').click();
+    await expect(
+      lastTurn(panel).locator('.jp-AgentPanel-cancelled')
+    ).toContainText('Stopped');
+
+    expect(threads).toHaveLength(1);
+    await expect
+      .poll(async () => {
+        const runs = await (
+          await fetch(`${AGENT_SERVER}/threads/${threads[0]}/runs`)
+        ).json();
+        return runs.map((run: { status: string }) => run.status);
+      })
+      .toEqual(['interrupted']);
+  });
+});
