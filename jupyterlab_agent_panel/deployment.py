@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Optional
 
 from .agent_host import AgentHost, ExtractorUnavailable
-from .deployment_frames import RunFrames
+from .deployment_frames import RunFrames, paused_calls
 from .graph import LoadedAgent
 
 DEPLOYMENT_KEYS = {"url", "assistant_id", "api_key", "api_key_env", "extractors"}
@@ -192,11 +192,14 @@ async def deployment_frames(
     client, spec = agent.client, agent.spec
     metadata = {"client": PANEL_CLIENT, "assistant": spec.assistant_id}
     await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
+    paused = {}
     if resume is None:
         run_input = {"input": {"messages": [{"role": "user", "content": message}]}}
     else:
         run_input = {"command": {"resume": resume}}
-    frames = RunFrames(extractors=list(extractors or ()), max_result_len=max_result_len)
+        state = await client.threads.get_state(thread_id)
+        paused = paused_calls((state.get("values") or {}).get("messages") if isinstance(state, dict) else None)
+    frames = RunFrames(extractors=list(extractors or ()), max_result_len=max_result_len, paused_calls=paused)
     finished = False
     try:
         parts = client.runs.stream(

@@ -21,6 +21,25 @@ def _cap(text: str, limit: int) -> str:
     return text[:limit] + "…(truncated)" if len(text) > limit else text
 
 
+def paused_calls(messages: Any) -> dict:
+    """The tool calls of a thread's messages that have no result yet, by id."""
+    calls, answered = {}, set()
+    for message in messages if isinstance(messages, list) else ():
+        if not isinstance(message, dict):
+            continue
+        if message.get("type") == "ai":
+            calls.update((c["id"], c) for c in message.get("tool_calls") or () if isinstance(c, dict) and c.get("id"))
+        elif message.get("type") == "tool":
+            answered.add(message.get("tool_call_id"))
+    return {call_id: call for call_id, call in calls.items() if call_id not in answered}
+
+
+def _answers_review(message: dict) -> bool:
+    """Whether a tool message is LangChain HITL's answer to a review (a rejection), not a tool's result."""
+    kwargs = message.get("additional_kwargs")
+    return isinstance(kwargs, dict) and kwargs.get("lc_source") == "hitl_interrupt_decision"
+
+
 def _text_of(content: Any) -> tuple:
     """``(text, reasoning)`` of a message's content: a string, or a list of content blocks."""
     if isinstance(content, str):
@@ -39,8 +58,10 @@ def _text_of(content: Any) -> tuple:
 class RunFrames:
     """Feed it the run's stream parts in order; each part gives the frames it means."""
 
-    def __init__(self, *, extractors: list, max_result_len: int):
+    def __init__(self, *, extractors: list, max_result_len: int, paused_calls: Optional[dict] = None):
+        """``paused_calls``: on a resume, the thread's calls still without a result, by id."""
         self.run_id: Optional[str] = None
+        self._paused_calls = paused_calls or {}
         self.interrupted = False
         # As core matches them: by tool name, "*" for any tool without one of its own.
         self._by_tool = {e.tool_name: e for e in extractors if e.tool_name != "*"}
@@ -73,6 +94,9 @@ class RunFrames:
             if kind == "AIMessageChunk":
                 self._streamed_ids.add(message_id)
             text, reasoning = _text_of(message.get("content"))
+            kwargs = message.get("additional_kwargs")
+            if isinstance(kwargs, dict) and isinstance(kwargs.get("reasoning_content"), str):
+                reasoning += kwargs["reasoning_content"]  # where OpenAI-style providers put it
             if reasoning:
                 yield {"status": "streaming", "reasoning": reasoning, "node": node}
             if text:
@@ -111,6 +135,11 @@ class RunFrames:
         call_id = message.get("tool_call_id")
         if call_id in self._result_ids:
             return
+        paused = self._paused_calls.get(call_id)
+        if paused is not None and call_id not in self._called_ids and not _answers_review(message):
+            # A call that ran once its review was answered is announced again before its
+            # result, as core does for a local graph; a review's own answer (a rejection) is not.
+            yield from self._tool_calls({"type": "ai", "tool_calls": [paused]})
         self._result_ids.add(call_id)
         content = message.get("content")
         full = content if isinstance(content, str) else _text_of(content)[0]

@@ -28,6 +28,8 @@ SERVED = {
     "hitl": f"{UI_GRAPHS / 'hitl.py'}:graph",
     "slow": f"{GRAPHS / 'slow.py'}:graph",
     "ticking": f"{UI_GRAPHS / 'slow.py'}:graph",
+    "demo": f"{GRAPHS / 'demo_tools.py'}:graph",
+    "notebook": "jupyterlab_agent_panel.demo.notebook_agent:graph",
 }
 QUIET = {"LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
 

@@ -4,6 +4,7 @@ against a real ``langgraph dev`` the module starts (``agent_server.py``).
 from __future__ import annotations
 
 import json
+import re
 import uuid
 
 import pytest
@@ -14,6 +15,7 @@ from jupyterlab_agent_panel.graph import NOTHING_PENDING
 from jupyterlab_agent_panel.panel import AgentPanel
 
 APPROVE = [{"type": "approve"}]
+DEMO_EXTRACTORS = "langstage_core.demo.tools:demo_extractors"
 RESUME_APPROVED = ("resume", {"decisions": APPROVE})
 COMPLETE = {"status": "complete", "outcome": "complete"}
 INTERRUPTED = {"status": "complete", "outcome": "interrupted"}
@@ -32,18 +34,27 @@ def agent_panel_config(agent_server):
             "remembering": {"url": agent_server, "assistant_id": "remembering"},
             "hitl": {"url": agent_server, "assistant_id": "hitl"},
             "slow": {"url": agent_server, "assistant_id": "slow"},
+            "demo": {"url": agent_server, "assistant_id": "demo", "extractors": [DEMO_EXTRACTORS]},
+            "notebook": {"url": agent_server, "assistant_id": "notebook"},
             "missing": {"url": agent_server, "assistant_id": "nope"},
             "elsewhere": {"url": f"{agent_server}/not-here", "assistant_id": "remembering"},
             "down": {"url": "http://127.0.0.1:1", "assistant_id": "remembering"},
         },
-        "agents": {f"local-{name}": SERVED[name] for name in ("remembering", "hitl")},
+        "agents": {
+            **{f"local-{name}": SERVED[name] for name in ("remembering", "hitl", "notebook")},
+            "local-demo": {"spec": SERVED["demo"], "extractors": [DEMO_EXTRACTORS]},
+        },
         "load_retry_seconds": 600,
     }
 
 
 def comparable(frames: list) -> list:
-    """Frames without what differs between two runs of one graph (ids minted per run, timings)."""
-    return [{k: v for k, v in f.items() if k not in ("message_id", "duration_ms")} for f in frames]
+    """Frames without what differs between two runs of one graph: message ids and timings left
+    out, tool call ids a graph mints per run (``call_<hex>``) numbered in order of appearance."""
+    kept = [{k: v for k, v in f.items() if k not in ("message_id", "duration_ms")} for f in frames]
+    minted: dict = {}
+    text = re.sub(r"call_[0-9a-f]{8,}", lambda m: minted.setdefault(m.group(), f"call_{len(minted)}"), json.dumps(kept))
+    return json.loads(text)
 
 
 async def both(run_turn, graph: str, turns: list) -> tuple:
@@ -192,6 +203,7 @@ def test_an_invalid_entry_is_left_out_and_says_why(caplog):
     [
         ("remembering", [("chat", {"message": "hi"}), ("chat", {"message": "review it"}), RESUME_APPROVED]),
         ("hitl", [("chat", {"message": "write notes"}), ("resume", {"decisions": [*APPROVE, {"type": "reject"}]})]),
+        ("demo", [("chat", {"message": "use a tool"}), ("chat", {"message": "think about it"})]),
     ],
 )
 async def test_a_deployment_streams_the_frames_the_same_graph_streams_locally(run_turn, graph, turns):
@@ -239,3 +251,23 @@ async def test_only_the_configured_key_is_sent(agent_server, monkeypatch, entry,
         assert loaded.agent.client.http.client.headers.get("x-api-key") == sent
     finally:
         await loaded.agent.client.aclose()
+
+
+async def test_the_notebook_tools_work_on_a_deployment_as_on_a_local_graph(run_turn):
+    """The notebook demo adds a cell and runs it, the test playing the panel (notebook_panel.py)."""
+    from notebook_panel import analysis_panel
+
+    turns = {}
+    for agent in ("notebook", "local-notebook"):
+        panel, thread_id = analysis_panel(), new_thread()
+        route = f"agents/{agent}/"
+        frames = [await run_turn(f"{route}chat", {"message": "add a cell that prints hello", "thread_id": thread_id})]
+        while frames[-1][-1] == INTERRUPTED:
+            [pending] = [f["interrupt"] for f in frames[-1] if f["status"] == "interrupt"]
+            decisions = panel.decisions(pending)
+            frames.append(await run_turn(f"{route}resume", {"thread_id": thread_id, "decisions": decisions}))
+        turns[agent] = frames
+
+    assert len(turns["notebook"]) == 3  # insert_cell, run_cell, the answer
+    assert "hello" in text_of(turns["notebook"][-1])
+    assert [comparable(f) for f in turns["notebook"]] == [comparable(f) for f in turns["local-notebook"]]
