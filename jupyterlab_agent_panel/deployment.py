@@ -19,6 +19,7 @@ from .graph import LoadedAgent
 DEPLOYMENT_KEYS = {"url", "assistant_id", "api_key", "api_key_env", "extractors"}
 STREAM_MODES = ["messages-tuple", "updates"]
 CHECK_SECONDS = 10.0
+READ_SECONDS = 300.0  # langgraph-sdk's own read timeout
 PANEL_CLIENT = "jupyterlab-agent-panel"
 
 
@@ -129,10 +130,13 @@ class DeploymentHost(AgentHost):
 
 async def connect(spec: DeploymentSpec, extractors: list) -> LoadedAgent:
     """The deployment checked (``GET /ok``, the assistant exists) and ready, or why it is not."""
+    import httpx
     from langgraph_sdk import get_client
     from langgraph_sdk.errors import APIStatusError
 
-    client = get_client(url=spec.url, api_key=spec.key(), timeout=CHECK_SECONDS)
+    # Connecting gives up after CHECK_SECONDS; a reply (a large thread's state) may take longer.
+    timeout = httpx.Timeout(connect=CHECK_SECONDS, read=READ_SECONDS, write=CHECK_SECONDS, pool=CHECK_SECONDS)
+    client = get_client(url=spec.url, api_key=spec.key(), timeout=timeout)
     problem, name = None, None
     try:
         ok = await client.http.get("/ok")

@@ -271,3 +271,4 @@ async def test_the_notebook_tools_work_on_a_deployment_as_on_a_local_graph(run_t
     assert len(turns["notebook"]) == 3  # insert_cell, run_cell, the answer
     assert "hello" in text_of(turns["notebook"][-1])
     assert [comparable(f) for f in turns["notebook"]] == [comparable(f) for f in turns["local-notebook"]]
+
