@@ -16,11 +16,6 @@ AI_TYPES = ("AIMessageChunk", "ai")
 REASONING_BLOCKS = ("reasoning", "thinking")
 
 
-def _cap(text: str, limit: int) -> str:
-    """The result as langstage-core caps it on the chunk wire (docs/protocol.md §2.2)."""
-    return text[:limit] + "…(truncated)" if len(text) > limit else text
-
-
 def paused_calls(messages: Any) -> dict:
     """The tool calls of a thread's messages that have no result yet, by id."""
     calls, answered = {}, set()
@@ -145,7 +140,9 @@ class RunFrames:
         full = content if isinstance(content, str) else _text_of(content)[0]
         name = message.get("name") or self._tool_names.get(call_id)
         failed = message.get("status") == "error"
-        yielded_result = _cap(full, self._max_result_len)
+        from langstage_core.agui import _truncate_result  # core's cap of a result on the chunk wire (§2.2)
+
+        yielded_result = _truncate_result(full, self._max_result_len)
         yield {
             "status": "streaming",
             "tool_result": yielded_result,
