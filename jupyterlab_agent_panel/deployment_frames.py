@@ -140,7 +140,7 @@ class RunFrames:
         full = content if isinstance(content, str) else _text_of(content)[0]
         name = message.get("name") or self._tool_names.get(call_id)
         failed = message.get("status") == "error"
-        from langstage_core.agui import _truncate_result  # core's cap of a result on the chunk wire (§2.2)
+        from langstage_core.agui import _truncate_result  # core's cap (docs/protocol.md §2.2)
 
         yielded_result = _truncate_result(full, self._max_result_len)
         yield {
