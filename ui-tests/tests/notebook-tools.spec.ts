@@ -73,15 +73,61 @@ async function cells(
   }, file);
 }
 
-/** A new notebook, saved as `name`, whose first cell holds `source` (run when `run`). */
+/**
+ * A new notebook `name` in the test's folder whose one cell holds `source`
+ * (run when `run`), open, active and with its kernel ready. Written through
+ * the contents API rather than File > New: that path goes through a kernel
+ * dialog and a rename, and its dialog was seen to time out in CI.
+ */
 async function notebookWith(
   page: IJupyterLabPageFixture,
   name: string,
   source: string,
   run = false
 ): Promise<void> {
-  await page.notebook.createNew(name);
-  await page.notebook.setCell(0, 'code', source);
+  const path = `${await page.filebrowser.getCurrentDirectory()}/${name}`;
+  const notebook = {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {
+      kernelspec: {
+        name: 'python3',
+        display_name: 'Python 3 (ipykernel)',
+        language: 'python'
+      }
+    },
+    cells: [
+      {
+        id: 'first',
+        cell_type: 'code',
+        source,
+        metadata: {},
+        outputs: [],
+        execution_count: null
+      }
+    ]
+  };
+  expect(
+    await page.contents.uploadContent(JSON.stringify(notebook), 'text', path)
+  ).toBe(true);
+  await page.evaluate(async wanted => {
+    const app = (window as any).jupyterapp;
+    const widget = await app.commands.execute('docmanager:open', {
+      path: wanted,
+      factory: 'Notebook'
+    });
+    await widget.context.ready;
+    await widget.sessionContext.ready;
+  }, path);
+  await expect
+    .poll(() =>
+      page.evaluate(
+        () =>
+          (window as any).jupyterapp.shell.currentWidget.sessionContext
+            .kernelDisplayStatus
+      )
+    )
+    .toBe('idle');
   if (run) {
     // Run without advancing: the cell stays the only one, and active.
     await page.notebook.selectCells(0);
