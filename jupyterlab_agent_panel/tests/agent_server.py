@@ -31,16 +31,35 @@ SERVED = {
     "demo": f"{GRAPHS / 'demo_tools.py'}:graph",
     "notebook": "jupyterlab_agent_panel.demo.notebook_agent:graph",
 }
+# The deployment's own auth (langgraph.json "auth"): only the key TEAM_KEY gets in.
+TEAM_KEY = "the-team-key"
+KEY_CHECK = f"""
+from langgraph_sdk import Auth
+
+auth = Auth()
+
+
+@auth.authenticate
+async def authenticate(headers: dict) -> str:
+    if headers.get(b"x-api-key") != {TEAM_KEY.encode()!r}:
+        raise Auth.exceptions.HTTPException(status_code=401, detail="a wrong or missing key")
+    return "team"
+"""
 QUIET = {"LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1"}
 
 
 class AgentServer:
     """``with AgentServer() as url:`` the deployment's URL, once it answers ``GET /ok``."""
 
-    def __init__(self, graphs: dict = SERVED, port: int = 0):
+    def __init__(self, graphs: dict = SERVED, port: int = 0, keyed: bool = False):
+        """``keyed``: the deployment admits only requests with the ``x-api-key`` TEAM_KEY."""
         self.port = port or free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="agent-panel-agent-server-"))
-        (self.folder / "langgraph.json").write_text(json.dumps({"dependencies": ["."], "graphs": graphs}))
+        config = {"dependencies": ["."], "graphs": graphs}
+        if keyed:
+            (self.folder / "key_check.py").write_text(KEY_CHECK)
+            config["auth"] = {"path": "./key_check.py:auth"}
+        (self.folder / "langgraph.json").write_text(json.dumps(config))
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None
 

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from agent_server import SERVED, AgentServer
+from agent_server import SERVED, TEAM_KEY, AgentServer
 from helpers import assert_one_terminal_last, text_of
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
 from jupyterlab_agent_panel.panel import AgentPanel
@@ -27,10 +27,22 @@ def agent_server():
         yield url
 
 
+@pytest.fixture(scope="module")
+def keyed_server():
+    """A deployment with auth of its own: only TEAM_KEY gets in."""
+    with AgentServer(graphs={"remembering": SERVED["remembering"]}, keyed=True) as url:
+        yield url
+
+
 @pytest.fixture
-def agent_panel_config(agent_server):
+def agent_panel_config(agent_server, keyed_server, monkeypatch):
+    monkeypatch.setenv("TEAM_AGENT_KEY", TEAM_KEY)
+    keyed = {"url": keyed_server, "assistant_id": "remembering"}
     return {
         "deployments": {
+            "keyed": {**keyed, "api_key_env": "TEAM_AGENT_KEY"},
+            "keyed-wrong": {**keyed, "api_key": "not the team's key"},
+            "keyed-none": keyed,
             "remembering": {"url": agent_server, "assistant_id": "remembering"},
             "hitl": {"url": agent_server, "assistant_id": "hitl"},
             "slow": {"url": agent_server, "assistant_id": "slow"},
@@ -97,6 +109,23 @@ async def test_health_says_what_is_wrong(jp_fetch, agent_server, name, message):
     answer = await health(jp_fetch, name)
     assert (answer["status"], answer["ready"]) == ("agent_not_loaded", False)
     assert answer["message"].startswith(message.format(url=agent_server)), answer["message"]
+
+
+@pytest.mark.parametrize("name", ["keyed-wrong", "keyed-none"])
+async def test_health_says_the_deployment_refused_the_key(jp_fetch, keyed_server, name):
+    answer = await health(jp_fetch, name)
+    assert (answer["status"], answer["ready"]) == ("agent_not_loaded", False)
+    assert answer["message"] == (
+        f"The Agent Server at {keyed_server} refused the key (401): check api_key / api_key_env"
+    )
+
+
+async def test_the_configured_key_opens_a_keyed_deployment_for_checks_and_runs(jp_fetch, run_turn):
+    assert (await health(jp_fetch, "keyed"))["ready"] is True
+    frames = await run_turn("agents/keyed/chat", {"message": "my name is Ada", "thread_id": new_thread()})
+
+    assert text_of(frames) == "I remember: my name is Ada"
+    assert assert_one_terminal_last(frames) == COMPLETE
 
 
 async def test_a_turn_streams_and_the_thread_remembers(run_turn):
