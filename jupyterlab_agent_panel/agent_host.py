@@ -92,6 +92,10 @@ class AgentHost:
             self._worker.stop()
             self._worker = None
 
+    def stop_requested(self, thread_id: str) -> None:
+        """Stop asked for the thread's turn (before its task is cancelled); a host whose runs
+        outlive their client stops the run itself then."""
+
     async def _close_resources(self) -> None:
         if self.memory is not None:
             await self.memory.close()

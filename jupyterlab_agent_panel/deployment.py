@@ -2,8 +2,10 @@
 
 The server extension talks to the deployment with ``langgraph-sdk``: a turn is
 a streamed run on the thread, a resume a run with ``Command(resume=...)``, a
-Stop cancels the run on the deployment. Its key stays in the server's config
-(``AgentPanel.deployments``); the browser only ever talks to this server.
+Stop cancels the run on the deployment. A run outlives its client: a page
+reload or a Jupyter restart leaves it going, and ``POST join`` streams it again,
+from its start. Its key stays in the server's config (``AgentPanel.deployments``);
+the browser only ever talks to this server.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ STREAM_MODES = ["messages-tuple", "updates"]
 CHECK_SECONDS = 10.0
 READ_SECONDS = 300.0  # langgraph-sdk's own read timeout
 PANEL_CLIENT = "jupyterlab-agent-panel"
+IN_FLIGHT = ("running", "pending")
+REPLAY_FROM_START = "-1"  # a Last-Event-ID before every event of a resumable run
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,22 @@ class DeploymentAgent:
         # What the resume check reads (graph.pending_interrupts): the thread's state on the deployment.
         self.graph = RemoteGraph(spec.assistant_id, client=client)
         self.kind = f"Agent Server at {spec.url}"
+        # Threads whose turn Stop ended: their run is cancelled on the deployment too. Added on
+        # tornado's loop before the turn's task is cancelled, read here; a set's add is atomic.
+        self.stopped: set = set()
+
+    async def run_in_flight(self, thread_id: str) -> Optional[str]:
+        """The id of the run still going on the thread (left by a reload or a restart), or ``None``."""
+        from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
+
+        for status in IN_FLIGHT:
+            try:
+                runs = await self.client.runs.list(thread_id, status=status, limit=1)
+            except (NotFoundError, UnprocessableEntityError):  # no such thread, or no UUID
+                return None
+            if runs:
+                return runs[0]["run_id"]
+        return None
 
     async def known(self, thread_id: str) -> bool:
         """Whether the deployment has the thread (the thread routes, thread_handler.py)."""
@@ -113,6 +133,10 @@ class DeploymentHost(AgentHost):
 
     def _graph_file(self) -> None:
         return None
+
+    def stop_requested(self, thread_id: str) -> None:
+        if self._connected is not None:
+            self._connected.stopped.add(thread_id)
 
     def _load(self) -> LoadedAgent:
         try:
@@ -163,6 +187,7 @@ async def connect(spec: DeploymentSpec, extractors: list) -> LoadedAgent:
         extractors=extractors,
         name=name,
         stream=deployment_frames,
+        join=joined_frames,
     )
 
 
@@ -194,21 +219,54 @@ async def deployment_frames(
 ) -> AsyncIterator[dict]:
     """One turn as a streamed run on the deployment's thread (the panel's thread id)."""
     client, spec = agent.client, agent.spec
+    agent.stopped.discard(thread_id)  # a Stop that came when no turn ran
     metadata = {"client": PANEL_CLIENT, "assistant": spec.assistant_id}
     await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
-    paused = {}
     if resume is None:
         run_input = {"input": {"messages": [{"role": "user", "content": message}]}}
     else:
         run_input = {"command": {"resume": resume}}
-        state = await client.threads.get_state(thread_id)
+    frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=resume is not None)
+    # Resumable and kept on a lost client, so that a reload can join it (joined_frames).
+    parts = client.runs.stream(
+        thread_id,
+        spec.assistant_id,
+        **run_input,
+        stream_mode=STREAM_MODES,
+        stream_resumable=True,
+        on_disconnect="continue",
+    )
+    async for frame in _streamed(agent, thread_id, parts, frames):
+        yield frame
+
+
+async def joined_frames(
+    agent: DeploymentAgent, thread_id: str, run_id: str, *, extractors: Any = (), max_result_len: int = 500
+) -> AsyncIterator[dict]:
+    """The run still going on the thread, replayed from its start, then followed to its end."""
+    agent.stopped.discard(thread_id)
+    frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=True)
+    frames.run_id = run_id
+    parts = agent.client.runs.join_stream(thread_id, run_id, last_event_id=REPLAY_FROM_START)
+    async for frame in _streamed(agent, thread_id, parts, frames):
+        yield frame
+
+
+async def _run_frames(
+    agent: DeploymentAgent, thread_id: str, extractors: Any, max_result_len: int, *, resumed: bool
+) -> RunFrames:
+    paused = {}
+    if resumed:  # results may answer calls an earlier run made (paused_calls)
+        state = await agent.client.threads.get_state(thread_id)
         paused = paused_calls((state.get("values") or {}).get("messages") if isinstance(state, dict) else None)
-    frames = RunFrames(extractors=list(extractors or ()), max_result_len=max_result_len, paused_calls=paused)
-    finished = False
+    return RunFrames(extractors=list(extractors or ()), max_result_len=max_result_len, paused_calls=paused)
+
+
+async def _streamed(agent: DeploymentAgent, thread_id: str, parts: Any, frames: RunFrames) -> AsyncIterator[dict]:
+    """The frames of a run's stream parts. Stop, or a failure here, cancels the run on the
+    deployment; a lost client (a reload) or a closing server leaves it going."""
+    finished, failed = False, False
     try:
-        parts = client.runs.stream(
-            thread_id, spec.assistant_id, **run_input, stream_mode=STREAM_MODES, on_disconnect="cancel"
-        )
         async for part in parts:
             if part.event == "error":
                 yield {"status": "error", "message": _error_text(part.data)}
@@ -218,10 +276,14 @@ async def deployment_frames(
                 yield frame
         finished = True
         yield frames.terminal()
+    except Exception:
+        failed = True
+        raise
     finally:
-        if not finished and frames.run_id is not None:
-            # A Stop (this task cancelled) or a failure: the run stops on the deployment too.
-            await asyncio.shield(_cancel(client, thread_id, frames.run_id))
+        stopped = thread_id in agent.stopped
+        agent.stopped.discard(thread_id)
+        if not finished and frames.run_id is not None and (failed or stopped):
+            await asyncio.shield(_cancel(agent.client, thread_id, frames.run_id))
 
 
 async def _cancel(client: Any, thread_id: str, run_id: str) -> None:

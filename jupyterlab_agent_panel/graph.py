@@ -35,6 +35,9 @@ class LoadedAgent:
     # What streams a turn's frames: langstage-core's iter_chunk_frames unless the agent is elsewhere
     # (a deployment: deployment.deployment_frames), with the same arguments.
     stream: Optional[Callable[..., AsyncIterator[dict]]] = None
+    # What streams a run still going on a thread, when the agent keeps runs beyond their client
+    # (a deployment: deployment.joined_frames); ``None``: a turn ends with its client.
+    join: Optional[Callable[..., AsyncIterator[dict]]] = None
 
     @property
     def ready(self) -> bool:

@@ -6,7 +6,8 @@ with its own running turns. ``GET agent-panel/agents`` lists them all.
 
 ``POST chat`` and ``POST resume`` answer with a ``text/event-stream`` of the
 frames ``langstage_core.agui.iter_chunk_frames`` yields, one ``data:`` line per
-frame. ``POST cancel`` stops a running turn; ``GET health`` reports the agent;
+frame. ``POST cancel`` stops a running turn; ``POST join`` streams a run still
+going on a thread (a deployment's, left by a reload); ``GET health`` reports the agent;
 ``GET|DELETE threads/<thread_id>`` read and delete its memory of a thread
 (``thread_handler.py``).
 ``POST agent-panel/probe`` lets the panel's "Test connection" ask the server to
@@ -20,6 +21,8 @@ A request that cannot start a turn gets a JSON error, never a stream:
   field is missing, of the wrong type or too long, or the decisions of a
   resume do not answer the pending review;
 * 404 ``not_found``: no agent has the name in the URL;
+* 404 ``no_run``: a ``join`` for a thread with no run in flight (a local
+  agent's turn ends with its client, so it never has one);
 * 409 ``busy``: a turn is already running on that ``thread_id`` (one active turn
   per thread; the first one keeps running);
 * 409 ``nothing_pending``: a ``resume`` for a thread with no interrupt waiting
@@ -27,7 +30,8 @@ A request that cannot start a turn gets a JSON error, never a stream:
   decision reaches the graph once;
 * 413 ``too_large``: the body is larger than ``AgentPanel.max_body_bytes``;
 * 503 ``no_agent``: the configured graph could not be loaded, or is still
-  loading after ``AgentPanel.load_timeout_seconds`` (``health`` says which).
+  loading after ``AgentPanel.load_timeout_seconds`` (``health`` says which),
+  or (``join``) the deployment could not be asked for the thread's runs.
 
 Unauthenticated requests, and those the server's ``Authorizer`` does not allow
 (:mod:`.panel_handler`), get jupyter_server's 403; a server bug before the
@@ -36,7 +40,8 @@ stream starts, its 500.
 Once the stream has started, the response ends with exactly one terminal frame
 (:mod:`.turn_driver` keeps that rule): ``complete`` or ``error`` from core,
 ``cancelled`` after a cancel, or an ``error`` frame if the server itself failed
-mid-turn. A client that disconnects mid-stream cancels its turn. The graph runs
+mid-turn. A client that disconnects mid-stream cancels its turn (a deployment's
+run goes on there: ``join``). The graph runs
 on its agent's own event loop, never on the server's (:mod:`.sse_turn`).
 """
 from __future__ import annotations
@@ -121,8 +126,11 @@ class TurnHandler(PanelHandler):
     _sse: Optional[SseTurn] = None
     _client_gone = False
 
-    async def run_turn(self, host: AgentHost, thread_id: str, message: str, resume: Any = None) -> None:
-        """Stream one turn; a ``resume`` runs only if it answers the thread's pending interrupt."""
+    async def run_turn(
+        self, host: AgentHost, thread_id: str, message: str, resume: Any = None, join_run: Optional[str] = None
+    ) -> None:
+        """Stream one turn; a ``resume`` runs only if it answers the thread's pending interrupt;
+        ``join_run``: stream that run, in flight on the thread, instead."""
         loaded = await host.loaded_agent()
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
@@ -136,7 +144,7 @@ class TurnHandler(PanelHandler):
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
-        request = TurnRequest(loaded, message, thread_id, resume, MAX_RESULT_LEN)
+        request = TurnRequest(loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run)
         self._sse = SseTurn(self, host.worker, on_end=lambda: host.ending.add(thread_id))
         self._turn = asyncio.create_task(self._sse.run(request))
         host.turns[thread_id] = self._turn
@@ -209,6 +217,33 @@ class ResumeHandler(TurnHandler):
             self.reply_rejected(rejected)
 
 
+class JoinHandler(TurnHandler):
+    @web.authenticated
+    @authorized("execute")
+    async def post(self, agent: Optional[str] = None) -> None:
+        """``{thread_id}`` → SSE: the run in flight on the thread, from its start, to its end.
+        404 ``no_run`` when none is; 409 ``busy`` while a turn streams on ``thread_id``."""
+        try:
+            host = self.agent_host(agent)
+            thread_id = thread_id_of(self.json_body())
+            loaded = await host.loaded_agent()
+            run_id = None
+            if loaded.ready and loaded.join is not None:
+                run_id = await self._run_in_flight(host, loaded, thread_id)
+            if run_id is None:
+                raise Rejected(404, "no_run", f"No run is in flight on thread {thread_id!r}")
+            await self.run_turn(host, thread_id, "", join_run=run_id)
+        except Rejected as rejected:
+            self.reply_rejected(rejected)
+
+    @staticmethod
+    async def _run_in_flight(host: AgentHost, loaded: Any, thread_id: str) -> Optional[str]:
+        try:
+            return await host.on_loop(loaded.agent.run_in_flight(thread_id))
+        except Exception as exc:  # noqa: BLE001 - the deployment went away since it was checked
+            raise Rejected(503, "no_agent", f"Could not ask {loaded.agent.kind} for the thread's runs: {exc}") from exc
+
+
 class CancelHandler(PanelHandler):
     @web.authenticated
     @authorized("execute")
@@ -224,6 +259,7 @@ class CancelHandler(PanelHandler):
         if turn is None:
             reply = {"status": "not_found", "message": "No active execution found for this thread"}
         else:
+            host.stop_requested(thread_id)
             turn.cancel()
             reply = {"status": "success", "message": "Cancellation requested"}
         self.finish(json.dumps(reply))
@@ -275,6 +311,7 @@ def setup_handlers(server_app) -> None:
         "chat": ChatHandler,
         "resume": ResumeHandler,
         "cancel": CancelHandler,
+        "join": JoinHandler,
         "health": HealthHandler,
         r"threads/(?P<thread_id>[^/]+)": ThreadHandler,
     }

@@ -45,6 +45,7 @@ class TurnRequest:
     thread_id: str
     resume: Any = None
     max_result_len: int = 500
+    join_run: Optional[str] = None  # the run in flight this request streams, rather than a new turn
 
     async def refusal(self) -> Optional[Refusal]:
         """Why this turn may not run, or ``None``: only a resume can be refused.
@@ -68,6 +69,14 @@ class TurnRequest:
         return None
 
     def frames(self) -> AsyncGenerator[dict, None]:
+        if self.join_run is not None:
+            return self.loaded.join(
+                self.loaded.agent,
+                self.thread_id,
+                self.join_run,
+                extractors=self.loaded.extractors,
+                max_result_len=self.max_result_len,
+            )
         stream = self.loaded.stream
         if stream is None:
             from langstage_core.agui import iter_chunk_frames as stream  # present: the agent loaded

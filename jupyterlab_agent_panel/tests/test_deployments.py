@@ -3,6 +3,7 @@ against a real ``langgraph dev`` the module starts (``agent_server.py``).
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import uuid
@@ -13,9 +14,11 @@ from agent_server import SERVED, TEAM_KEY, AgentServer
 from helpers import assert_one_terminal_last, text_of
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
 from jupyterlab_agent_panel.panel import AgentPanel
+from server_process import free_port
 
 APPROVE = [{"type": "approve"}]
 DEMO_EXTRACTORS = "langstage_core.demo.tools:demo_extractors"
+VANISHING_PORT = free_port()  # a deployment one test starts, and stops once the panel checked it
 RESUME_APPROVED = ("resume", {"decisions": APPROVE})
 COMPLETE = {"status": "complete", "outcome": "complete"}
 INTERRUPTED = {"status": "complete", "outcome": "interrupted"}
@@ -46,11 +49,13 @@ def agent_panel_config(agent_server, keyed_server, monkeypatch):
             "remembering": {"url": agent_server, "assistant_id": "remembering"},
             "hitl": {"url": agent_server, "assistant_id": "hitl"},
             "slow": {"url": agent_server, "assistant_id": "slow"},
+            "ticking": {"url": agent_server, "assistant_id": "ticking"},
             "demo": {"url": agent_server, "assistant_id": "demo", "extractors": [DEMO_EXTRACTORS]},
             "notebook": {"url": agent_server, "assistant_id": "notebook"},
             "missing": {"url": agent_server, "assistant_id": "nope"},
             "elsewhere": {"url": f"{agent_server}/not-here", "assistant_id": "remembering"},
             "down": {"url": "http://127.0.0.1:1", "assistant_id": "remembering"},
+            "vanishing": {"url": f"http://127.0.0.1:{VANISHING_PORT}", "assistant_id": "remembering"},
         },
         "agents": {
             **{f"local-{name}": SERVED[name] for name in ("remembering", "hitl", "notebook")},
@@ -206,6 +211,86 @@ async def test_stop_cancels_the_run_on_the_deployment(open_stream, post_json, ag
     runs = await client.runs.list(thread_id)
     assert [run["status"] for run in runs] == ["interrupted"]
     assert agent_panel.host("slow").turns == {}
+
+
+async def runs_on(agent_server: str, thread_id: str) -> list:
+    from langgraph_sdk import get_client
+
+    client = get_client(url=agent_server, api_key=None)
+    try:
+        return [run["status"] for run in await client.runs.list(thread_id)]
+    finally:
+        await client.aclose()
+
+
+async def lose_the_client(raw_post, agent_panel, thread_id: str, message: str) -> None:
+    """A turn on ``ticking`` whose client goes away (a page reload) once the first word came."""
+    response = await raw_post("agents/ticking/chat", {"message": message, "thread_id": thread_id})
+    assert b'"chunk": "tick1' in await response.read_chunk()
+    turn = agent_panel.host("ticking").turns[thread_id]
+    response.close()
+    await asyncio.wait_for(asyncio.wait({turn}), 10)
+    for _ in range(100):  # the handler unregisters the turn right after it ends
+        if thread_id not in agent_panel.host("ticking").turns:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the lost client's turn is still registered")
+
+
+async def test_a_lost_client_leaves_the_run_going_and_join_streams_it_from_its_start(
+    raw_post, run_turn, agent_panel, agent_server
+):
+    thread_id = new_thread()
+    await lose_the_client(raw_post, agent_panel, thread_id, "ticks=12")
+
+    assert await runs_on(agent_server, thread_id) == ["running"]
+    joined = await run_turn("agents/ticking/join", {"thread_id": thread_id})
+
+    assert text_of(joined) == " ".join(f"tick{n}" for n in range(1, 13))
+    assert assert_one_terminal_last(joined) == COMPLETE
+    assert await runs_on(agent_server, thread_id) == ["success"]
+
+
+async def test_stop_on_a_joined_run_cancels_it_on_the_deployment(
+    raw_post, open_stream, post_json, agent_panel, agent_server
+):
+    thread_id = new_thread()
+    await lose_the_client(raw_post, agent_panel, thread_id, "go")
+    joined = open_stream("agents/ticking/join", {"thread_id": thread_id})
+    assert (await joined.next_frame(timeout=30))["chunk"].startswith("tick1")
+
+    reply = await post_json("agents/ticking/cancel", {"thread_id": thread_id})
+    rest = await joined.rest(timeout=30)
+
+    assert json.loads(reply.body)["status"] == "success"
+    assert rest[-1] == {"status": "cancelled", "message": "Execution cancelled by user"}
+    assert await runs_on(agent_server, thread_id) == ["interrupted"]
+
+
+@pytest.mark.parametrize("agent", ["remembering", "local-remembering"])
+async def test_join_without_a_run_in_flight_says_so(run_turn, post_json, agent):
+    thread_id = new_thread()
+    await run_turn(f"agents/{agent}/chat", {"message": "hi", "thread_id": thread_id})
+
+    reply = await post_json(f"agents/{agent}/join", {"thread_id": thread_id})
+
+    assert reply.code == 404
+    assert json.loads(reply.body) == {
+        "reason": "no_run",
+        "message": f"No run is in flight on thread {thread_id!r}",
+    }
+
+
+async def test_join_on_a_deployment_gone_since_its_check_says_so(jp_fetch, post_json):
+    with AgentServer(graphs={"remembering": SERVED["remembering"]}, port=VANISHING_PORT) as url:
+        assert (await health(jp_fetch, "vanishing"))["ready"] is True
+
+    reply = await post_json("agents/vanishing/join", {"thread_id": new_thread()})
+
+    assert reply.code == 503
+    answer = json.loads(reply.body)
+    assert answer["reason"] == "no_agent"
+    assert answer["message"].startswith(f"Could not ask Agent Server at {url} for the thread's runs: ")
 
 
 def test_an_invalid_entry_is_left_out_and_says_why(caplog):

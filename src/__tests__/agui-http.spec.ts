@@ -7,26 +7,9 @@ import type { FetchLike } from '../transport/types';
 import type { TurnRequest } from '../wire/turn';
 import { parseSettings } from '../contracts/settings';
 import { fixtureSse, reducingSink } from './agui-harness';
-import { ScriptedBody } from './http-fakes';
+import { response, ScriptedBody } from './http-fakes';
 
 const URL = 'http://127.0.0.1:8050/';
-
-function response(
-  status: number,
-  body: ScriptedBody | string,
-  contentType = 'text/event-stream'
-): Response {
-  return {
-    ok: status >= 200 && status < 300,
-    status,
-    statusText: status === 200 ? 'OK' : 'Unprocessable Entity',
-    headers: {
-      get: (key: string) => (key === 'Content-Type' ? contentType : null)
-    },
-    body: typeof body === 'string' ? null : body,
-    text: async () => (typeof body === 'string' ? body : '')
-  } as unknown as Response;
-}
 
 interface ICall {
   url: string;

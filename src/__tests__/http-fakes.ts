@@ -43,3 +43,29 @@ export class ScriptedBody {
   private _error: Error | null = null;
   private _wake: () => void = () => undefined;
 }
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  422: 'Unprocessable Entity'
+};
+
+/** An HTTP answer of `status`: an event stream of `body`, or a text body. */
+export function response(
+  status: number,
+  body: ScriptedBody | string | null,
+  contentType = 'text/event-stream'
+): Response {
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    statusText: STATUS_TEXT[status] ?? 'Error',
+    headers: {
+      get: (key: string) => (key === 'Content-Type' ? contentType : null)
+    },
+    body: body instanceof ScriptedBody ? body : null,
+    text: async () => (typeof body === 'string' ? body : '')
+  } as unknown as Response;
+}

@@ -12,26 +12,9 @@ import { AguiHttpTransport } from '../transport/agui-http';
 import { ChunkWireHttpTransport } from '../transport/http';
 import { SseTurn, type ISseTurnOptions } from '../transport/sse-turn';
 import type { FetchLike } from '../transport/types';
-import { ScriptedBody } from './http-fakes';
+import { response, ScriptedBody } from './http-fakes';
 
 const URL = 'http://agent.test/run';
-
-function response(
-  status: number,
-  body: ScriptedBody | string | null,
-  contentType = 'text/event-stream'
-): Response {
-  return {
-    ok: status >= 200 && status < 300,
-    status,
-    statusText: status === 200 ? 'OK' : 'Conflict',
-    headers: {
-      get: (key: string) => (key === 'Content-Type' ? contentType : null)
-    },
-    body: body instanceof ScriptedBody ? body : null,
-    text: async () => (typeof body === 'string' ? body : '')
-  } as unknown as Response;
-}
 
 /** The translator's msgids as they are used, with English words. */
 function recordingTrans(): { trans: TranslationBundle; msgids: string[] } {

@@ -2,7 +2,12 @@ import { URLExt } from '@jupyterlab/coreutils';
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../contracts/settings';
-import type { IAgentTransport, IHealthReport } from '../contracts/transport';
+import type { IDisposable } from '@lumino/disposable';
+import type {
+  IAgentTransport,
+  IForeignRun,
+  IHealthReport
+} from '../contracts/transport';
 import { chunkWireContext } from '../wire/attachments';
 import { decodeFrame } from '../wire/frames';
 import { isObject } from '../wire/json';
@@ -30,7 +35,8 @@ export interface IHttpTransportOptions extends SseEndpoint {
 /**
  * The LangStage Jupyter HTTP convention (docs/protocol.md §6): `POST chat` /
  * `resume` answer with server-sent chunk-wire frames, `POST cancel` stops a
- * turn, `GET health` says whether an agent is loaded.
+ * turn, `GET health` says whether an agent is loaded; `POST join` streams a
+ * run still going on a thread (an Agent Server deployment's, after a reload).
  */
 export class ChunkWireHttpTransport implements IAgentTransport {
   constructor(private readonly _options: IHttpTransportOptions) {
@@ -53,8 +59,59 @@ export class ChunkWireHttpTransport implements IAgentTransport {
       );
     }
     return this._turns.add(
-      new ChunkWireTurn(this._options, this._trans, request, sink)
+      new ChunkWireTurn(
+        this._options,
+        this._trans,
+        { route: request.kind, threadId: request.threadId },
+        requestBody(request),
+        sink
+      )
     );
+  }
+
+  /**
+   * Asks once whether a run is still going on `threadId`; when one is, it is
+   * streamed from its start into `onRun`'s sink. An endpoint with no run in
+   * flight, or no `join` route, says so and nothing shows (see
+   * docs/protocol.md §15.4).
+   */
+  followThread(
+    threadId: string,
+    onRun: (run: IForeignRun) => ITurnSink | null
+  ): IDisposable {
+    let sink: ITurnSink | null | undefined; // undefined: no frame came yet
+    const adopt = (): ITurnSink | null => {
+      if (sink === undefined) {
+        sink = onRun({ runId: threadId, stop: () => turn.stop() });
+        if (sink === null) {
+          turn.abort();
+        }
+      }
+      return sink;
+    };
+    const turn = new ChunkWireTurn(
+      this._options,
+      this._trans,
+      { route: 'join', threadId },
+      { thread_id: threadId },
+      {
+        frame: frame => adopt()?.frame(frame),
+        diagnostic: message => sink?.diagnostic(message),
+        // Before a frame, an end is the answer "no run" (404, 409 busy).
+        end: (reason, refusal) => sink?.end(reason, refusal)
+      }
+    );
+    this._turns.add(turn);
+    let isDisposed = false;
+    return {
+      get isDisposed() {
+        return isDisposed;
+      },
+      dispose: () => {
+        isDisposed = true;
+        turn.abort();
+      }
+    };
   }
 
   async checkHealth(): Promise<IHealthReport> {
@@ -85,19 +142,26 @@ export class ChunkWireHttpTransport implements IAgentTransport {
   private readonly _turns = new TurnSet<ChunkWireTurn>();
 }
 
-/** One POST of `chat` or `resume` and its frames; Stop POSTs `cancel`. */
+/** The route a turn POSTs to, and the thread Stop cancels. */
+interface ITurnRoute {
+  route: ChunkWireRequest['kind'] | 'join';
+  threadId: string;
+}
+
+/** One POST of `chat`, `resume` or `join` and its frames; Stop POSTs `cancel`. */
 class ChunkWireTurn implements ITurnHandle {
   constructor(
     private readonly _options: IHttpTransportOptions,
     trans: TranslationBundle,
-    private readonly _request: ChunkWireRequest,
+    private readonly _route: ITurnRoute,
+    body: unknown,
     sink: ITurnSink
   ) {
-    const url = URLExt.join(_options.baseUrl, _request.kind);
+    const url = URLExt.join(_options.baseUrl, _route.route);
     const out = sinkOutput(sink, url, trans);
     this._stream = new SseTurn(_options, {
       url,
-      body: requestBody(_request),
+      body,
       trans,
       onData: data => {
         const decoded = decodeFrame(data);
@@ -135,7 +199,7 @@ class ChunkWireTurn implements ITurnHandle {
     void fetch(URLExt.join(baseUrl, 'cancel'), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ thread_id: this._request.threadId })
+      body: JSON.stringify({ thread_id: this._route.threadId })
     })
       .then(async response => {
         const body = response.ok ? await response.json() : null;

@@ -3,8 +3,9 @@
  * playwright.config.js), served by the lab's server extension as the
  * deployments `team-<graph>` (jupyter_server_test_config.py): a streamed
  * answer the thread remembers, deleted with its conversation, a LangChain HITL
- * review answered and resumed, and Stop, which cancels the run on the Agent
- * Server.
+ * review answered and resumed, Stop, which cancels the run on the Agent
+ * Server, and a reload mid-answer, after which the panel joins the run still
+ * going there.
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
@@ -31,6 +32,14 @@ function chatThreads(page: IJupyterLabPageFixture, agent: string): string[] {
 }
 
 const AGENT_SERVER = `http://127.0.0.1:${process.env.AGENT_PANEL_AGENT_SERVER_PORT}`;
+
+/** The statuses of the thread's runs, as the Agent Server lists them. */
+async function runStatuses(threadId: string): Promise<string[]> {
+  const runs = await (
+    await fetch(`${AGENT_SERVER}/threads/${threadId}/runs`)
+  ).json();
+  return runs.map((run: { status: string }) => run.status);
+}
 
 test.describe('a deployment that remembers', () => {
   test.use({ mockSettings: graphEndpoint('team-remembering') });
@@ -106,31 +115,49 @@ test.describe('a deployment with LangChain HITL', () => {
   });
 });
 
+/** The panel, its answer counting on the deployment as far as tick3, and the chats' threads. */
+async function countingOn(page: IJupyterLabPageFixture, message: string) {
+  const threads = chatThreads(page, 'team-ticking');
+  const panel = await openPanel(page);
+  await send(panel, message);
+  await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toContainText(
+    'tick3'
+  );
+  return { panel, threads };
+}
+
 test.describe('a deployment streaming a long answer', () => {
   test.use({ mockSettings: graphEndpoint('team-ticking') });
 
   test('Stop ends the turn and cancels the run on the Agent Server', async ({
     page
   }) => {
-    const threads = chatThreads(page, 'team-ticking');
-    const panel = await openPanel(page);
-    await send(panel, 'count');
-    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toContainText(
-      'tick3'
-    );
+    const { panel, threads } = await countingOn(page, 'count');
     await panel.locator('.jp-AgentPanel-stop').click();
     await expect(
       lastTurn(panel).locator('.jp-AgentPanel-cancelled')
     ).toContainText('Stopped');
 
     expect(threads).toHaveLength(1);
-    await expect
-      .poll(async () => {
-        const runs = await (
-          await fetch(`${AGENT_SERVER}/threads/${threads[0]}/runs`)
-        ).json();
-        return runs.map((run: { status: string }) => run.status);
-      })
-      .toEqual(['interrupted']);
+    await expect.poll(() => runStatuses(threads[0])).toEqual(['interrupted']);
+  });
+
+  test('a reload mid-answer joins the run, which goes on on the Agent Server to its end', async ({
+    page
+  }) => {
+    const { panel, threads } = await countingOn(page, 'count ticks=16');
+
+    await page.reload();
+    const reloaded = await openPanel(page);
+    const turns = reloaded.locator('.jp-AgentPanel-turn');
+    await expect(turns).toHaveCount(2);
+    await expect(turns.first()).toContainText('Interrupted by a page reload');
+    await waitIdle(reloaded);
+    // Joined from its start: the whole answer, from the one run.
+    await expect(lastTurn(reloaded).locator('.jp-AgentPanel-text')).toHaveText(
+      Array.from({ length: 16 }, (_, n) => `tick${n + 1}`).join(' ')
+    );
+    expect(threads).toHaveLength(1);
+    expect(await runStatuses(threads[0])).toEqual(['success']);
   });
 });
