@@ -2,7 +2,7 @@ import { URLExt } from '@jupyterlab/coreutils';
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../contracts/settings';
-import type { IDisposable } from '@lumino/disposable';
+import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import type {
   IAgentTransport,
   IForeignRun,
@@ -82,6 +82,7 @@ export class ChunkWireHttpTransport implements IAgentTransport {
     let sink: ITurnSink | null | undefined; // undefined: no frame came yet
     const adopt = (): ITurnSink | null => {
       if (sink === undefined) {
+        // The chunk wire names no runs: the thread's one run in flight.
         sink = onRun({ runId: threadId, stop: () => turn.stop() });
         if (sink === null) {
           turn.abort();
@@ -102,16 +103,7 @@ export class ChunkWireHttpTransport implements IAgentTransport {
       }
     );
     this._turns.add(turn);
-    let isDisposed = false;
-    return {
-      get isDisposed() {
-        return isDisposed;
-      },
-      dispose: () => {
-        isDisposed = true;
-        turn.abort();
-      }
-    };
+    return new DisposableDelegate(() => turn.abort());
   }
 
   async checkHealth(): Promise<IHealthReport> {
