@@ -32,7 +32,13 @@ const UI_TESTS = path.resolve(__dirname, '..');
 
 test.use({
   baseURL: `http://127.0.0.1:${PORT}`,
-  mockSettings: graphEndpoint('remembering')
+  mockSettings: graphEndpoint('remembering'),
+  // Galata proxies the runner APIs to track what a test starts; a poll that
+  // lands while the lab is down fails the test (ECONNREFUSED, seen in CI).
+  // This test starts no kernel, session or terminal.
+  kernels: null,
+  sessions: null,
+  terminals: null
 });
 
 /** `jupyter lab` with the UI tests' config, on PORT, the shared STATE and one root folder. */
