@@ -65,6 +65,22 @@ def message_with_context(message: str, context: Optional[Mapping[str, Any]]) -> 
     return message + "\n\n" + "\n".join(lines)
 
 
+# How the context block's first line opens (message_with_context), after a blank line.
+_BLOCK_OPENINGS = (
+    "Current directory: ",
+    "Currently focused",
+    "User has selected the following text",
+    "User has attached ",
+)
+
+
+def user_text(message: str) -> str:
+    """``message`` without the context block :func:`message_with_context` appended: what the user typed."""
+    starts = [message.find("\n\n" + opening) for opening in _BLOCK_OPENINGS]
+    found = [start for start in starts if start >= 0]
+    return message[: min(found)] if found else message
+
+
 def attachments_problem(value: Any) -> Optional[str]:
     """Why ``value`` is not a valid ``attachments`` field, or None when it is (or is absent)."""
     if value is None:

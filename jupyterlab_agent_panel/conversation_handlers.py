@@ -13,7 +13,6 @@ import json
 from typing import Awaitable, Callable
 
 from jupyter_server.auth.decorator import authorized
-from jupyter_server.auth.identity import IdentityProvider, LegacyIdentityProvider, PasswordIdentityProvider
 from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.ioloop import IOLoop
@@ -23,21 +22,9 @@ from .conversation_store import Update
 from .conversation_update import conversation_id_of, query_of, rename_of, update_of
 from .panel_handler import PanelHandler, Rejected
 
-# Jupyter's own identity providers: one token or password for whoever runs the
-# server, and a made-up user name per browser. They name no person, so every
-# request is the server's owner and sees the same list in any browser.
-SHARED_SECRET_PROVIDERS = (IdentityProvider, PasswordIdentityProvider, LegacyIdentityProvider)
-SERVER_OWNER = ""
-
 
 class ConversationHandler(PanelHandler):
-    """Shared: whose conversations a request sees, and the store's errors as JSON."""
-
-    @property
-    def owner(self) -> str:
-        if type(self.identity_provider) in SHARED_SECRET_PROVIDERS:
-            return SERVER_OWNER
-        return self.current_user.username
+    """Shared: the store's errors as JSON."""
 
     async def answer(self, work: Callable[[], Awaitable[None]]) -> None:
         try:

@@ -16,6 +16,7 @@ from typing import Any, AsyncIterator, Optional
 
 from .agent_host import AgentHost, ExtractorUnavailable
 from .deployment_frames import RunFrames, paused_calls
+from .deployment_threads import history_turns, thread_summary, title_of
 from .graph import LoadedAgent
 
 DEPLOYMENT_KEYS = {"url", "assistant_id", "api_key", "api_key_env", "extractors"}
@@ -25,6 +26,7 @@ READ_SECONDS = 300.0  # langgraph-sdk's own read timeout
 PANEL_CLIENT = "jupyterlab-agent-panel"
 IN_FLIGHT = ("running", "pending")
 REPLAY_FROM_START = "-1"  # a Last-Event-ID before every event of a resumable run
+LISTED_THREADS = 200  # the newest of an owner's threads the conversation list shows
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,45 @@ class DeploymentAgent:
             await self.client.threads.delete(thread_id)
         except NotFoundError:
             pass  # deleted already
+
+    async def listed(self, owner: str) -> list:
+        """``owner``'s threads of this assistant that the panel made, newest activity first."""
+        metadata = self.panel_metadata(owner)
+        threads = await self.client.threads.search(
+            metadata=metadata, limit=LISTED_THREADS, sort_by="updated_at", sort_order="desc"
+        )
+        return [thread_summary(thread) for thread in threads]
+
+    async def history(self, owner: str, thread_id: str, extractors: list, max_result_len: int) -> Optional[dict]:
+        """The thread's turns as chunk-wire frames (deployment_threads.py), or ``None`` when
+        the deployment has no such thread of ``owner``'s."""
+        thread = await self._owned(owner, thread_id)
+        if thread is None:
+            return None
+        state = await self.client.threads.get_state(thread_id)
+        turns = history_turns(state, extractors=extractors, max_result_len=max_result_len)
+        return {**thread_summary(thread), "turns": turns}
+
+    async def retitle(self, owner: str, thread_id: str, title: str) -> bool:
+        """Set the thread's title; False when the deployment has no such thread of ``owner``'s."""
+        if await self._owned(owner, thread_id) is None:
+            return False
+        await self.client.threads.update(thread_id, metadata={"title": title})
+        return True
+
+    def panel_metadata(self, owner: str) -> dict:
+        return {"client": PANEL_CLIENT, "assistant": self.spec.assistant_id, "owner": owner}
+
+    async def _owned(self, owner: str, thread_id: str) -> Optional[dict]:
+        from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
+
+        try:
+            thread = await self.client.threads.get(thread_id)
+        except (NotFoundError, UnprocessableEntityError):
+            return None
+        metadata = thread.get("metadata") or {}
+        wanted = self.panel_metadata(owner)
+        return thread if all(metadata.get(key) == value for key, value in wanted.items()) else None
 
 
 class DeploymentHost(AgentHost):
@@ -216,11 +257,13 @@ async def deployment_frames(
     resume: Any = None,
     extractors: Any = (),
     max_result_len: int = 500,
+    owner: str = "",
 ) -> AsyncIterator[dict]:
-    """One turn as a streamed run on the deployment's thread (the panel's thread id)."""
+    """One turn as a streamed run on the deployment's thread (the panel's thread id); a new
+    thread is ``owner``'s, titled by its first message (docs/protocol.md §15.5)."""
     client, spec = agent.client, agent.spec
     agent.stopped.discard(thread_id)  # a Stop that came when no turn ran
-    metadata = {"client": PANEL_CLIENT, "assistant": spec.assistant_id}
+    metadata = {**agent.panel_metadata(owner), "title": title_of(message)}
     await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
     if resume is None:
         run_input = {"input": {"messages": [{"role": "user", "content": message}]}}

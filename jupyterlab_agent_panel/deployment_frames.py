@@ -35,7 +35,7 @@ def _answers_review(message: dict) -> bool:
     return isinstance(kwargs, dict) and kwargs.get("lc_source") == "hitl_interrupt_decision"
 
 
-def _text_of(content: Any) -> tuple:
+def content_text(content: Any) -> tuple:
     """``(text, reasoning)`` of a message's content: a string, or a list of content blocks."""
     if isinstance(content, str):
         return content, ""
@@ -88,7 +88,7 @@ class RunFrames:
                 return  # its tokens came already
             if kind == "AIMessageChunk":
                 self._streamed_ids.add(message_id)
-            text, reasoning = _text_of(message.get("content"))
+            text, reasoning = content_text(message.get("content"))
             kwargs = message.get("additional_kwargs")
             if isinstance(kwargs, dict) and isinstance(kwargs.get("reasoning_content"), str):
                 reasoning += kwargs["reasoning_content"]  # where OpenAI-style providers put it
@@ -137,7 +137,7 @@ class RunFrames:
             yield from self._tool_calls({"type": "ai", "tool_calls": [paused]})
         self._result_ids.add(call_id)
         content = message.get("content")
-        full = content if isinstance(content, str) else _text_of(content)[0]
+        full = content if isinstance(content, str) else content_text(content)[0]
         name = message.get("name") or self._tool_names.get(call_id)
         failed = message.get("status") == "error"
         from langstage_core.agui import _truncate_result  # core's cap (docs/protocol.md §2.2)

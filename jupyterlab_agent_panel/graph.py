@@ -33,7 +33,7 @@ class LoadedAgent:
     error: Optional[str] = None
     status: str = "healthy"
     # What streams a turn's frames: langstage-core's iter_chunk_frames unless the agent is elsewhere
-    # (a deployment: deployment.deployment_frames), with the same arguments.
+    # (a deployment: deployment.deployment_frames), with the same arguments and ``owner``.
     stream: Optional[Callable[..., AsyncIterator[dict]]] = None
     # What streams a run still going on a thread, when the agent keeps runs beyond their client
     # (a deployment: deployment.joined_frames); ``None``: a turn ends with its client.

@@ -7,9 +7,12 @@ with its own running turns. ``GET agent-panel/agents`` lists them all.
 ``POST chat`` and ``POST resume`` answer with a ``text/event-stream`` of the
 frames ``langstage_core.agui.iter_chunk_frames`` yields, one ``data:`` line per
 frame. ``POST cancel`` stops a running turn; ``POST join`` streams a run still
-going on a thread (a deployment's, left by a reload); ``GET health`` reports the agent;
-``GET|DELETE threads/<thread_id>`` read and delete its memory of a thread
-(``thread_handler.py``).
+going on a thread (a deployment's, left by a reload), or answers 204 when none
+is (a local agent's turn ends with its client, so it never has one); ``GET
+health`` reports the agent;
+``GET|PATCH|DELETE threads/<thread_id>`` read, retitle and delete its memory of
+a thread, ``GET threads`` lists a deployment's threads of the user's and ``GET
+threads/<thread_id>/history`` reads one back (``thread_handler.py``).
 ``POST agent-panel/probe`` lets the panel's "Test connection" ask the server to
 try an endpoint URL itself (see ``probe.py``); ``agent-panel/conversations``
 keeps the panel's conversations (``conversation_handlers.py``).
@@ -21,8 +24,6 @@ A request that cannot start a turn gets a JSON error, never a stream:
   field is missing, of the wrong type or too long, or the decisions of a
   resume do not answer the pending review;
 * 404 ``not_found``: no agent has the name in the URL;
-* 404 ``no_run``: a ``join`` for a thread with no run in flight (a local
-  agent's turn ends with its client, so it never has one);
 * 409 ``busy``: a turn is already running on that ``thread_id`` (one active turn
   per thread; the first one keeps running);
 * 409 ``nothing_pending``: a ``resume`` for a thread with no interrupt waiting
@@ -61,14 +62,13 @@ from .conversation_handlers import conversation_routes
 from .decisions import decision_shape_problem
 from .json_limits import length_problem
 from .panel import DEFAULT_AGENT, AgentPanel
-from .panel_handler import SETTINGS_KEY, PanelHandler, Rejected, bad_request
+from .panel_handler import MAX_RESULT_LEN, SETTINGS_KEY, PanelHandler, Rejected, bad_request
 from .probe import ProbeHandler, Prober
 from .sse_turn import SseTurn
-from .thread_handler import ThreadHandler
+from .thread_handler import ThreadHandler, ThreadHistoryHandler, ThreadListHandler, ask
 from .turn_driver import TurnRequest
 
 ROUTE_PREFIX = "agent-panel"
-MAX_RESULT_LEN = 500
 # How long a turn waits for the previous turn of its thread, which has sent its
 # terminal frame, to close its graph's stream before it is refused as busy.
 ENDING_WAIT_SECONDS = 5.0
@@ -144,7 +144,7 @@ class TurnHandler(PanelHandler):
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
-        request = TurnRequest(loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run)
+        request = TurnRequest(loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run, self.thread_owner)
         self._sse = SseTurn(self, host.worker, on_end=lambda: host.ending.add(thread_id))
         self._turn = asyncio.create_task(self._sse.run(request))
         host.turns[thread_id] = self._turn
@@ -222,26 +222,22 @@ class JoinHandler(TurnHandler):
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
         """``{thread_id}`` → SSE: the run in flight on the thread, from its start, to its end.
-        404 ``no_run`` when none is; 409 ``busy`` while a turn streams on ``thread_id``."""
+        204 when none is (the usual answer, so not logged as a refusal); 409 ``busy`` while a
+        turn streams on ``thread_id``."""
         try:
             host = self.agent_host(agent)
             thread_id = thread_id_of(self.json_body())
             loaded = await host.loaded_agent()
             run_id = None
             if loaded.ready and loaded.join is not None:
-                run_id = await self._run_in_flight(host, loaded, thread_id)
+                run_id = await ask(host, loaded.agent, loaded.agent.run_in_flight(thread_id), "for the thread's runs")
             if run_id is None:
-                raise Rejected(404, "no_run", f"No run is in flight on thread {thread_id!r}")
+                self.set_status(204)
+                self.finish()
+                return
             await self.run_turn(host, thread_id, "", join_run=run_id)
         except Rejected as rejected:
             self.reply_rejected(rejected)
-
-    @staticmethod
-    async def _run_in_flight(host: AgentHost, loaded: Any, thread_id: str) -> Optional[str]:
-        try:
-            return await host.on_loop(loaded.agent.run_in_flight(thread_id))
-        except Exception as exc:  # noqa: BLE001 - the deployment went away since it was checked
-            raise Rejected(503, "no_agent", f"Could not ask {loaded.agent.kind} for the thread's runs: {exc}") from exc
 
 
 class CancelHandler(PanelHandler):
@@ -313,7 +309,9 @@ def setup_handlers(server_app) -> None:
         "cancel": CancelHandler,
         "join": JoinHandler,
         "health": HealthHandler,
+        "threads/?": ThreadListHandler,
         r"threads/(?P<thread_id>[^/]+)": ThreadHandler,
+        r"threads/(?P<thread_id>[^/]+)/history": ThreadHistoryHandler,
     }
     handlers = [
         (url_path_join(prefix, "agents") + "/?", AgentListHandler),

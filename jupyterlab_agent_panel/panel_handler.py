@@ -7,9 +7,11 @@ who may read (``health``, the agent list) and who may execute (``chat``,
 """
 from __future__ import annotations
 
+import getpass
 import json
 from typing import Optional
 
+from jupyter_server.auth.identity import IdentityProvider, LegacyIdentityProvider, PasswordIdentityProvider
 from jupyter_server.base.handlers import APIHandler
 
 from .agent_host import AgentHost
@@ -18,6 +20,12 @@ from .panel import AgentPanel
 
 SETTINGS_KEY = "jupyterlab_agent_panel"
 AUTH_RESOURCE = "agent_panel"
+MAX_RESULT_LEN = 500  # a tool result's characters in a frame (docs/protocol.md §2.2)
+# Jupyter's own identity providers: one token or password for whoever runs the
+# server, and a made-up user name per browser. They name no person, so every
+# request is the server's owner and sees the same list in any browser.
+SHARED_SECRET_PROVIDERS = (IdentityProvider, PasswordIdentityProvider, LegacyIdentityProvider)
+SERVER_OWNER = ""
 
 
 class Rejected(Exception):
@@ -42,6 +50,24 @@ class PanelHandler(APIHandler):
     @property
     def panel(self) -> AgentPanel:
         return self.settings[SETTINGS_KEY]
+
+    @property
+    def owner(self) -> str:
+        """Whose conversations a request sees: the user, or ``SERVER_OWNER``."""
+        if type(self.identity_provider) in SHARED_SECRET_PROVIDERS:
+            return SERVER_OWNER
+        return self.current_user.username
+
+    @property
+    def thread_owner(self) -> str:
+        """Whose threads a request's are on a deployment that several Jupyter servers may share
+        (docs/protocol.md §15.5): the user, else (one secret for the server) who runs the server."""
+        if self.owner != SERVER_OWNER:
+            return self.owner
+        try:
+            return getpass.getuser()
+        except (KeyError, OSError):  # no login name and no passwd entry (some containers)
+            return SERVER_OWNER
 
     def agent_host(self, name: Optional[str]) -> AgentHost:
         """The host of the agent named in the URL (``None``: the default agent)."""

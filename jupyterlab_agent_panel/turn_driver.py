@@ -46,6 +46,7 @@ class TurnRequest:
     resume: Any = None
     max_result_len: int = 500
     join_run: Optional[str] = None  # the run in flight this request streams, rather than a new turn
+    owner: str = ""  # who asked: a deployment's new thread is theirs (docs/protocol.md §15.5)
 
     async def refusal(self) -> Optional[Refusal]:
         """Why this turn may not run, or ``None``: only a resume can be refused.
@@ -77,18 +78,12 @@ class TurnRequest:
                 extractors=self.loaded.extractors,
                 max_result_len=self.max_result_len,
             )
-        stream = self.loaded.stream
-        if stream is None:
-            from langstage_core.agui import iter_chunk_frames as stream  # present: the agent loaded
+        options = {"resume": self.resume, "extractors": self.loaded.extractors, "max_result_len": self.max_result_len}
+        if self.loaded.stream is not None:  # the agent is elsewhere and keeps whose its threads are
+            return self.loaded.stream(self.loaded.agent, self.message, self.thread_id, owner=self.owner, **options)
+        from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
 
-        return stream(
-            self.loaded.agent,
-            self.message,
-            self.thread_id,
-            resume=self.resume,
-            extractors=self.loaded.extractors,
-            max_result_len=self.max_result_len,
-        )
+        return iter_chunk_frames(self.loaded.agent, self.message, self.thread_id, **options)
 
 
 @dataclass(frozen=True)

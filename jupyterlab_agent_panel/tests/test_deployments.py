@@ -274,11 +274,8 @@ async def test_join_without_a_run_in_flight_says_so(run_turn, post_json, agent):
 
     reply = await post_json(f"agents/{agent}/join", {"thread_id": thread_id})
 
-    assert reply.code == 404
-    assert json.loads(reply.body) == {
-        "reason": "no_run",
-        "message": f"No run is in flight on thread {thread_id!r}",
-    }
+    assert reply.code == 204
+    assert reply.body == b""
 
 
 async def test_join_on_a_deployment_gone_since_its_check_says_so(jp_fetch, post_json):
@@ -386,3 +383,20 @@ async def test_the_notebook_tools_work_on_a_deployment_as_on_a_local_graph(run_t
     assert "hello" in text_of(turns["notebook"][-1])
     assert [comparable(f) for f in turns["notebook"]] == [comparable(f) for f in turns["local-notebook"]]
 
+
+
+
+
+async def test_a_chat_sent_while_a_left_over_run_goes_on_runs_after_it(
+    raw_post, open_stream, agent_panel, agent_server
+):
+    """Before the panel joined the run a reload left: the deployment queues the new run, nothing is lost."""
+    thread_id = new_thread()
+    await lose_the_client(raw_post, agent_panel, thread_id, "ticks=6")
+    assert await runs_on(agent_server, thread_id) == ["running"]
+
+    answer = await open_stream("agents/ticking/chat", {"message": "ticks=2", "thread_id": thread_id}).rest(timeout=60)
+
+    assert text_of(answer) == "tick1 tick2"
+    assert assert_one_terminal_last(answer) == COMPLETE
+    assert await runs_on(agent_server, thread_id) == ["success", "success"]

@@ -3,7 +3,8 @@
  * saving only what changed, New keeping the old conversation, a turn left
  * running in the background, release and reopen, rename, delete (with the
  * agent's thread), the filter, a server without a store, the one-time move
- * of the IStateDB snapshot, and the notice when the agent forgot a thread.
+ * of the IStateDB snapshot, the notice when the agent forgot a thread, and
+ * a deployment's threads listed, read back, retitled and deleted.
  */
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
@@ -13,7 +14,11 @@ import { QUEUE_STATE_KEY } from '../model/persistence/queue-persistence';
 import { unloadKey } from '../model/persistence/saver';
 import { parseSettings, type IEndpointSettings } from '../contracts/settings';
 import type { IThreadRef } from '../contracts/transport';
-import type { IAgentThreads } from '../transport/agent-threads';
+import type {
+  IAgentThread,
+  IAgentThreads,
+  IThreadHistory
+} from '../transport/agent-threads';
 import type { ITextBlock } from '../wire/types';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 import {
@@ -32,12 +37,36 @@ const SETTINGS = parseSettings({
 
 class FakeThreads implements IAgentThreads {
   forgotten: string[] = [];
+  retitled: string[] = [];
   knownAnswer: boolean | null = true;
+  /** Each endpoint's threads (a deployment's), by endpoint name. */
+  listed = new Map<string, IAgentThread[]>();
+  histories = new Map<string, IThreadHistory>();
+  listFailure: Error | null = null;
   async known(): Promise<boolean | null> {
     return this.knownAnswer;
   }
   async forget(endpoint: IEndpointSettings, threadId: string): Promise<void> {
     this.forgotten.push(`${endpoint.name}:${threadId}`);
+  }
+  async list(endpoint: IEndpointSettings): Promise<IAgentThread[]> {
+    if (this.listFailure) {
+      throw this.listFailure;
+    }
+    return this.listed.get(endpoint.name) ?? [];
+  }
+  async history(
+    _: IEndpointSettings,
+    threadId: string
+  ): Promise<IThreadHistory | null> {
+    return this.histories.get(threadId) ?? null;
+  }
+  async retitle(
+    endpoint: IEndpointSettings,
+    threadId: string,
+    title: string
+  ): Promise<void> {
+    this.retitled.push(`${endpoint.name}:${threadId}:${title}`);
   }
 }
 
@@ -519,5 +548,214 @@ describe('ConversationLibrary', () => {
     await jest.advanceTimersByTimeAsync(0);
     expect(asked).toMatchObject([{ memory: { kernelId: 'k1' } }]);
     expect(service.current.notice).toMatch(/no longer remembers/);
+  });
+});
+
+describe("a deployment's threads", () => {
+  const LAPTOP = '7f1c2a9e-0d2b-4c55-9d8e-2b7a3f1e6c01';
+  const thread = (over: Partial<IAgentThread> = {}): IAgentThread => ({
+    threadId: LAPTOP,
+    // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+    title: 'Plan the week',
+    createdAt: 1000,
+    updatedAt: Date.now() + 60_000,
+    status: 'idle',
+    ...over
+  });
+  const history = (frames: unknown[]): IThreadHistory => ({
+    ...thread(),
+    turns: [
+      {
+        message: 'plan the week',
+        frames: [
+          {
+            status: 'streaming',
+            tool_calls: [{ name: 'calendar', args: {}, id: 'c1' }]
+          },
+          {
+            status: 'streaming',
+            tool_result: 'free all week',
+            id: 'c1',
+            name: 'calendar',
+            tool_status: 'success'
+          },
+          ...frames
+        ]
+      }
+    ]
+  });
+
+  it('are listed when the store lacks them, and open from their history into the store', async () => {
+    const store = new FakeConversationStore();
+    const threads = new FakeThreads();
+    threads.listed.set('Alpha', [thread()]);
+    threads.histories.set(
+      LAPTOP,
+      history([{ status: 'streaming', chunk: 'Monday: gym' }, complete()])
+    );
+    const { service, library } = page(
+      store,
+      new MemoryState(),
+      new MemoryStorage(),
+      threads
+    );
+    await library.start();
+    // The first is the deployment's; the second, the empty conversation shown.
+    expect(library.items).toMatchObject([
+      {
+        id: LAPTOP,
+        // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+        title: 'Plan the week',
+        endpointName: 'Alpha',
+        status: 'idle',
+        current: false
+      },
+      { title: '', current: true }
+    ]);
+
+    await library.open(LAPTOP);
+    await jest.advanceTimersByTimeAsync(0);
+
+    const [user, turn] = service.current.model.entries;
+    expect(user).toMatchObject({ kind: 'user', text: 'plan the week' });
+    expect((turn as ITurnEntry).state.outcome).toBe('complete');
+    expect((turn as ITurnEntry).state.items.map(item => item.kind)).toEqual([
+      'tool',
+      'text'
+    ]);
+    expect(((turn as ITurnEntry).state.items[1] as ITextBlock).text).toBe(
+      'Monday: gym'
+    );
+    expect(service.current.model.threadId).toBe(LAPTOP);
+    expect(service.current.model.endpointName).toBe('Alpha');
+    const stored = await store.get(LAPTOP);
+    expect(stored).toMatchObject({
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+      title: 'Plan the week',
+      threadId: LAPTOP,
+      entryCount: 2
+    });
+    await library.refresh();
+    expect(library.items.filter(i => i.id === LAPTOP)).toHaveLength(1);
+  });
+
+  it('that the store has are listed once, as the store keeps them', async () => {
+    const store = new FakeConversationStore();
+    const threads = new FakeThreads();
+    const { service, library, transports } = page(
+      store,
+      new MemoryState(),
+      new MemoryStorage(),
+      threads
+    );
+    await library.start();
+    service.model.send('kept here');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(1000);
+    threads.listed.set('Alpha', [
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+      thread({ threadId: service.model.threadId, title: 'renamed elsewhere' })
+    ]);
+
+    await library.refresh();
+
+    expect(library.items.map(i => i.title)).toEqual(['kept here']);
+    expect(library.items[0].id).toBe(service.current.id);
+  });
+
+  it('with a review waiting open with the review to answer', async () => {
+    const threads = new FakeThreads();
+    threads.listed.set('Alpha', [thread({ status: 'interrupted' })]);
+    const review = {
+      action_requests: [{ name: 'publish', args: {}, description: 'Publish?' }],
+      review_configs: [
+        { action_name: 'publish', allowed_decisions: ['approve', 'reject'] }
+      ],
+      allowed_decisions: ['approve', 'reject']
+    };
+    threads.histories.set(
+      LAPTOP,
+      history([
+        { status: 'interrupt', interrupt: review },
+        { status: 'complete', outcome: 'interrupted' }
+      ])
+    );
+    const { service, library } = page(
+      new FakeConversationStore(),
+      new MemoryState(),
+      new MemoryStorage(),
+      threads
+    );
+    await library.start();
+    expect(library.items[0].status).toBe('review');
+
+    await library.open(LAPTOP);
+
+    expect(service.current.model.status).toBe('awaiting-decision');
+  });
+
+  it('are retitled and deleted with their conversation, and filtered by title', async () => {
+    const threads = new FakeThreads();
+    threads.listed.set('Alpha', [thread()]);
+    const { library } = page(
+      new FakeConversationStore(),
+      new MemoryState(),
+      new MemoryStorage(),
+      threads
+    );
+    await library.start();
+
+    await library.rename(LAPTOP, 'Weekly plan');
+    expect(threads.retitled).toEqual([`Alpha:${LAPTOP}:Weekly plan`]);
+    expect(library.items[0].title).toBe('Weekly plan');
+    await library.refresh('nothing like it');
+    expect(library.items).toEqual([]);
+    await library.refresh('week');
+    expect(library.items.map(i => i.id)).toEqual([LAPTOP]);
+
+    await library.remove(LAPTOP);
+    expect(threads.forgotten).toEqual([`Alpha:${LAPTOP}`]);
+    expect(library.items).toEqual([]);
+  });
+
+  it("that cannot be listed leave the store's conversations listed", async () => {
+    const warn = jest
+      .spyOn(console, 'warn')
+      .mockImplementation(() => undefined);
+    const store = new FakeConversationStore();
+    const threads = new FakeThreads();
+    threads.listFailure = new Error('the deployment is down');
+    const { service, library, transports } = page(
+      store,
+      new MemoryState(),
+      new MemoryStorage(),
+      threads
+    );
+    await library.start();
+    service.model.send('still here');
+    transports[transports.length - 1].lastTurn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(1000);
+
+    await library.refresh();
+
+    expect(library.items.map(i => i.id)).toEqual([service.current.id]);
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringContaining('the deployment is down')
+    );
+    warn.mockRestore();
+  });
+
+  it('gone from the deployment cannot be opened, and say so', async () => {
+    const threads = new FakeThreads();
+    threads.listed.set('Alpha', [thread()]);
+    const { library } = page(
+      new FakeConversationStore(),
+      new MemoryState(),
+      new MemoryStorage(),
+      threads
+    );
+    await library.start();
+
+    await expect(library.open(LAPTOP)).rejects.toThrow('no longer kept');
   });
 });

@@ -232,4 +232,88 @@ describe('serverAgentThreads', () => {
       'DELETE http://lab.example.org/user/ada/agent-panel/agents/research/threads/t1'
     ]);
   });
+
+  it('lists a deployment’s threads and reads one back; other endpoints have none', async () => {
+    const thread = {
+      thread_id: 't1',
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+      title: 'Plan',
+      created_at: 1,
+      updated_at: 2,
+      status: 'interrupted'
+    };
+    const turns = [{ message: 'plan', frames: [{ status: 'complete' }] }];
+    const { calls, fetch } = answering(
+      [200, { threads: [thread, { ...thread, thread_id: 't2', status: '?' }] }],
+      [200, { ...thread, turns }],
+      [404, { message: 'no thread', reason: 'not_found' }]
+    );
+    const threads = serverAgentThreads(serverSettings, fetch);
+    expect(await threads.list(named)).toEqual([
+      {
+        threadId: 't1',
+        // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+        title: 'Plan',
+        createdAt: 1,
+        updatedAt: 2,
+        status: 'interrupted'
+      },
+      {
+        threadId: 't2',
+        // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+        title: 'Plan',
+        createdAt: 1,
+        updatedAt: 2,
+        status: 'idle'
+      }
+    ]);
+    expect(await threads.history(named, 't1')).toMatchObject({
+      threadId: 't1',
+      turns
+    });
+    expect(await threads.history(named, 'gone')).toBeNull();
+    expect(await threads.list(elsewhere)).toEqual([]);
+    expect(await threads.list(agui)).toEqual([]);
+    expect(calls.map(c => c.url)).toEqual([
+      'http://lab.example.org/user/ada/agent-panel/agents/research/threads',
+      'http://lab.example.org/user/ada/agent-panel/agents/research/threads/t1/history',
+      'http://lab.example.org/user/ada/agent-panel/agents/research/threads/gone/history'
+    ]);
+  });
+
+  it('says what was wrong with a list it cannot use', async () => {
+    const { fetch } = answering(
+      [503, { message: 'Agent not loaded: unreachable', reason: 'no_agent' }],
+      [200, { nothing: [] }],
+      // eslint-disable-next-line jupyter/no-untranslated-string -- test data
+      [200, { threads: [{ title: 'no id' }] }]
+    );
+    const threads = serverAgentThreads(serverSettings, fetch);
+    await expect(threads.list(named)).rejects.toThrow(
+      'answered 503: Agent not loaded: unreachable'
+    );
+    await expect(threads.list(named)).rejects.toThrow(
+      'the answer has no list of threads'
+    );
+    await expect(threads.list(named)).rejects.toThrow(
+      'a thread has no thread_id'
+    );
+  });
+
+  it('retitles the thread; a refusal is an error', async () => {
+    const { calls, fetch } = answering(
+      [204, null],
+      [400, { message: 'title must be a string', reason: 'bad_request' }]
+    );
+    const threads = serverAgentThreads(serverSettings, fetch);
+    await threads.retitle(named, 't1', 'Weekly plan');
+    await expect(threads.retitle(named, 't1', 'x')).rejects.toThrow(
+      '400: title must be a string'
+    );
+    await threads.retitle(elsewhere, 't1', 'x');
+    expect(calls.map(c => `${c.init.method} ${c.url} ${c.init.body}`)).toEqual([
+      'PATCH http://lab.example.org/user/ada/agent-panel/agents/research/threads/t1 {"title":"Weekly plan"}',
+      'PATCH http://lab.example.org/user/ada/agent-panel/agents/research/threads/t1 {"title":"x"}'
+    ]);
+  });
 });

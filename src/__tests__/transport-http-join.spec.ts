@@ -80,13 +80,12 @@ describe('ChunkWireHttpTransport.followThread', () => {
     ]);
   });
 
-  it('shows nothing when no run is in flight', async () => {
+  it.each([
+    ['no run is in flight', 204, ''],
+    ['the server has no join route', 404, '<html>Not Found</html>']
+  ])('shows nothing when %s', async (_, status, body) => {
     const { transport: http, calls } = transport(async () =>
-      response(
-        404,
-        '{"reason": "no_run", "message": "No run is in flight"}',
-        'application/json'
-      )
+      response(status, body, 'text/html')
     );
     const onRun = jest.fn(() => recordingSink().sink);
     http.followThread('t-1', onRun);

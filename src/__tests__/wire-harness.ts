@@ -7,10 +7,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { buildResume } from '../wire/decisions';
-import { decodeFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 import type { Decision, IInterruptCard, ITurnState } from '../wire/types';
 import { readSse, type IByteStream } from '../transport/sse';
+import { reduceFrames } from '../wire/replay';
+
+export { reduceFrames };
 
 export interface IExpectedTurn {
   outcome: string;
@@ -61,21 +63,6 @@ export function loadCorpus(folder: string): ICorpusFile[] {
     throw new Error(`${folder}/expected.json names missing files: ${missing}`);
   }
   return files;
-}
-
-/** Decode and reduce frames (text or parsed), then apply the EOF rule. */
-export function reduceFrames(frames: unknown[]): TurnReducer {
-  const reducer = new TurnReducer();
-  for (const input of frames) {
-    const decoded = decodeFrame(input);
-    if (decoded.ok) {
-      reducer.apply(decoded.frame);
-    } else {
-      reducer.diagnostic(decoded.reason);
-    }
-  }
-  reducer.endOfStream();
-  return reducer;
 }
 
 /** A body that hands out the given byte arrays, one per read. */

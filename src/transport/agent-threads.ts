@@ -1,21 +1,59 @@
 /**
- * The thread routes of this server's agents (docs/protocol.md §6.1):
- * `GET|DELETE <agent>/threads/<thread_id>`, for `http` endpoints served by
- * this Jupyter server under `agent-panel/`. Other endpoints keep their
- * memory where the panel cannot see it: nothing is asked of them.
+ * The thread routes of this server's agents (docs/protocol.md §6.1, §15.5):
+ * `<agent>/threads…`, for `http` endpoints served by this Jupyter server
+ * under `agent-panel/`. Other endpoints keep their memory where the panel
+ * cannot see it: nothing is asked of them.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import type { IEndpointSettings } from '../contracts/settings';
 import { isObject } from '../wire/json';
 import { resolveEndpoint } from './endpoint';
+import { answerError, finiteNumber, jsonAnswer } from './json-answer';
 import type { FetchLike } from './types';
+
+/** What a deployment says of a thread: `interrupted` when a review waits. */
+export type AgentThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
+
+/** One of the user's threads on a deployment, as the conversation list shows it. */
+export interface IAgentThread {
+  threadId: string;
+  /** "" until set. */
+  title: string;
+  createdAt: number;
+  updatedAt: number;
+  status: AgentThreadStatus;
+}
+
+/** One past turn: what the user sent and the frames of what the agent did. */
+export interface IHistoryTurn {
+  message: string;
+  frames: unknown[];
+}
+
+/** A thread read back from the agent that keeps it. */
+export interface IThreadHistory extends IAgentThread {
+  turns: IHistoryTurn[];
+}
 
 export interface IAgentThreads {
   /** Whether the agent remembers `threadId`; null when it cannot tell. */
   known(endpoint: IEndpointSettings, threadId: string): Promise<boolean | null>;
   /** Delete the thread from the agent's checkpointer (nothing for other endpoints). */
   forget(endpoint: IEndpointSettings, threadId: string): Promise<void>;
+  /** The user's threads the agent keeps as conversations (a deployment's), newest first. */
+  list(endpoint: IEndpointSettings): Promise<IAgentThread[]>;
+  /** The thread's turns, read from the agent; null when it has no such thread of the user's. */
+  history(
+    endpoint: IEndpointSettings,
+    threadId: string
+  ): Promise<IThreadHistory | null>;
+  /** Give the thread its conversation's title (nothing for agents without titles). */
+  retitle(
+    endpoint: IEndpointSettings,
+    threadId: string,
+    title: string
+  ): Promise<void>;
 }
 
 export function serverAgentThreads(
@@ -24,14 +62,14 @@ export function serverAgentThreads(
     ServerConnection.makeRequest(input, init, serverSettings)
 ): IAgentThreads {
   const agents = URLExt.join(serverSettings.baseUrl, 'agent-panel/');
-  const routeOf = (endpoint: IEndpointSettings, threadId: string) => {
+  const routeOf = (endpoint: IEndpointSettings, ...path: string[]) => {
     if (endpoint.transport !== 'http') {
       return null;
     }
     const resolved = resolveEndpoint(endpoint.url, serverSettings.baseUrl);
     const base = resolved.url.endsWith('/') ? resolved.url : `${resolved.url}/`;
     return resolved.isJupyterRoute && base.startsWith(agents)
-      ? URLExt.join(base, 'threads', encodeURIComponent(threadId))
+      ? URLExt.join(base, 'threads', ...path.map(encodeURIComponent))
       : null;
   };
   return {
@@ -61,6 +99,89 @@ export function serverAgentThreads(
           `${url} answered ${response.status}: the agent keeps the thread`
         );
       }
+    },
+    async list(endpoint) {
+      const url = routeOf(endpoint);
+      if (!url) {
+        return [];
+      }
+      const response = await fetchFn(url, { method: 'GET' });
+      if (response.status === 404) {
+        return []; // a server older than the list
+      }
+      const body = await answer(url, response);
+      if (!isObject(body) || !Array.isArray(body.threads)) {
+        throw new Error(`${url}: the answer has no list of threads`);
+      }
+      return body.threads.map(raw => readThread(raw, url));
+    },
+    async history(endpoint, threadId) {
+      const url = routeOf(endpoint, threadId, 'history');
+      if (!url) {
+        return null;
+      }
+      const response = await fetchFn(url, { method: 'GET' });
+      if (response.status === 404) {
+        return null;
+      }
+      const body = await answer(url, response);
+      if (!isObject(body) || !Array.isArray(body.turns)) {
+        throw new Error(`${url}: the answer has no list of turns`);
+      }
+      return { ...readThread(body, url), turns: body.turns.map(readTurn) };
+    },
+    async retitle(endpoint, threadId, title) {
+      const url = routeOf(endpoint, threadId);
+      if (!url) {
+        return;
+      }
+      const response = await fetchFn(url, {
+        method: 'PATCH',
+        body: JSON.stringify({ title }),
+        headers: { 'Content-Type': 'application/json' }
+      });
+      if (!response.ok && response.status !== 404) {
+        await answer(url, response);
+      }
     }
+  };
+}
+
+/** The JSON body of a 2xx answer; otherwise an error naming the route and its message. */
+async function answer(url: string, response: Response): Promise<unknown> {
+  const read = await jsonAnswer(response);
+  if (!response.ok) {
+    throw answerError(url, response.status, read);
+  }
+  return read.body;
+}
+
+const STATUSES: readonly AgentThreadStatus[] = [
+  'idle',
+  'busy',
+  'interrupted',
+  'error'
+];
+
+function readThread(raw: unknown, url: string): IAgentThread {
+  if (!isObject(raw) || typeof raw.thread_id !== 'string' || !raw.thread_id) {
+    throw new Error(`${url}: a thread has no thread_id`);
+  }
+  return {
+    threadId: raw.thread_id,
+    title: typeof raw.title === 'string' ? raw.title : '',
+    createdAt: finiteNumber(raw.created_at),
+    updatedAt: finiteNumber(raw.updated_at),
+    status: STATUSES.includes(raw.status as AgentThreadStatus)
+      ? (raw.status as AgentThreadStatus)
+      : 'idle'
+  };
+}
+
+function readTurn(raw: unknown): IHistoryTurn {
+  return {
+    message:
+      isObject(raw) && typeof raw.message === 'string' ? raw.message : '',
+    frames: isObject(raw) && Array.isArray(raw.frames) ? raw.frames : []
   };
 }

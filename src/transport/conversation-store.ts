@@ -8,6 +8,7 @@ import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { isHighSurrogate } from '../wire/context';
 import { isObject, type JsonObject } from '../wire/json';
+import { answerError, finiteNumber, jsonAnswer } from './json-answer';
 import { nextTask } from './next-task';
 import type { FetchLike } from './types';
 
@@ -173,13 +174,8 @@ export class ConversationStoreClient implements IConversationStore {
     if (response.status === 204) {
       return null;
     }
-    const text = await response.text();
-    let body: unknown = undefined;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      // Not JSON: e.g. the server's HTML page of a route it does not have.
-    }
+    const answer = await jsonAnswer(response);
+    const { body } = answer;
     const reason = isObject(body) ? body.reason : undefined;
     if (response.status === 404 && reason !== 'not_found') {
       throw new StoreUnavailableError(url, response.status);
@@ -188,11 +184,7 @@ export class ConversationStoreClient implements IConversationStore {
       return null;
     }
     if (!response.ok) {
-      const message =
-        isObject(body) && typeof body.message === 'string'
-          ? body.message
-          : text.slice(0, 200);
-      throw new Error(`${url} answered ${response.status}: ${message}`);
+      throw answerError(url, response.status, answer);
     }
     if (body === undefined) {
       throw new Error(`${url}: the answer is not JSON`);
@@ -241,8 +233,6 @@ function readSummary(raw: unknown, url: string): IConversationSummary {
   if (!isObject(raw) || typeof raw.id !== 'string' || !raw.id) {
     throw new Error(`${url}: a conversation has no id`);
   }
-  const number = (value: unknown): number =>
-    typeof value === 'number' && Number.isFinite(value) ? value : 0;
   return {
     id: raw.id,
     title: typeof raw.title === 'string' ? raw.title : '',
@@ -254,9 +244,9 @@ function readSummary(raw: unknown, url: string): IConversationSummary {
     status: STATUSES.includes(raw.status as ConversationStatus)
       ? (raw.status as ConversationStatus)
       : 'idle',
-    createdAt: number(raw.createdAt),
-    updatedAt: number(raw.updatedAt),
-    revision: number(raw.revision),
-    entryCount: number(raw.entryCount)
+    createdAt: finiteNumber(raw.createdAt),
+    updatedAt: finiteNumber(raw.updatedAt),
+    revision: finiteNumber(raw.revision),
+    entryCount: finiteNumber(raw.entryCount)
   };
 }

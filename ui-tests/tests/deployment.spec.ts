@@ -4,12 +4,13 @@
  * deployments `team-<graph>` (jupyter_server_test_config.py): a streamed
  * answer the thread remembers, deleted with its conversation, a LangChain HITL
  * review answered and resumed, Stop, which cancels the run on the Agent
- * Server, and a reload mid-answer, after which the panel joins the run still
- * going there.
+ * Server, a reload mid-answer, after which the panel joins the run still
+ * going there, and a thread begun elsewhere, listed and opened with its history.
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Request } from '@playwright/test';
+import type { Locator, Request } from '@playwright/test';
+import { randomUUID } from 'crypto';
 
 import { playwrightPage } from './fault-server';
 import {
@@ -159,5 +160,84 @@ test.describe('a deployment streaming a long answer', () => {
     );
     expect(threads).toHaveLength(1);
     expect(await runStatuses(threads[0])).toEqual(['success']);
+  });
+});
+
+/** The conversations listed, shown. */
+async function conversationRows(panel: Locator): Promise<Locator> {
+  await panel.locator('.jp-AgentPanel-conversationsButton').click();
+  const list = panel.locator('.jp-AgentPanel-conversations');
+  await expect(list).toBeVisible();
+  return list.locator('.jp-AgentPanel-conversation');
+}
+
+test.describe("a deployment's threads", () => {
+  test.use({ mockSettings: graphEndpoint('team-remembering') });
+
+  test('a thread begun elsewhere is listed, opens with its history, goes on and takes a new title', async ({
+    page,
+    baseURL
+  }) => {
+    const tag = `Grace ${Date.now()}`;
+    const threadId = randomUUID();
+    // Begun elsewhere: a turn through the server's route, which no panel saw, so
+    // the conversation store lacks it and only the Agent Server keeps it.
+    const begun = await page.request.post(
+      `${baseURL}/agent-panel/agents/team-remembering/chat`,
+      { data: { message: `my name is ${tag}`, thread_id: threadId } }
+    );
+    expect(begun.status()).toBe(200);
+    expect(await begun.text()).toContain(`I remember: my name is ${tag}`);
+
+    const panel = await openPanel(page);
+    let rows = await conversationRows(panel);
+    const begunRow = rows.filter({ hasText: `my name is ${tag}` });
+    await expect(begunRow).toHaveCount(1);
+    await begunRow.locator('.jp-AgentPanel-conversationOpen').click();
+    await expect(panel.locator('.jp-AgentPanel-user')).toHaveText([
+      `my name is ${tag}`
+    ]);
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+      `I remember: my name is ${tag}`
+    );
+
+    // It goes on, on the same thread, which remembers the first turn.
+    await send(panel, 'what is my name?');
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+      `I remember: my name is ${tag} | what is my name?`
+    );
+    await waitIdle(panel);
+
+    rows = await conversationRows(panel);
+    await rows
+      .filter({ hasText: `my name is ${tag}` })
+      .locator('.jp-AgentPanel-conversation-rename')
+      .click();
+    const input = panel.locator('.jp-AgentPanel-conversationRename');
+    await input.fill(`Grace's thread ${tag}`);
+    await input.press('Enter');
+    const thread = `${AGENT_SERVER}/threads/${threadId}`;
+    await expect
+      .poll(async () => (await (await fetch(thread)).json()).metadata.title)
+      .toBe(`Grace's thread ${tag}`);
+
+    // This server keeps it now: after a reload it is listed once, with both turns.
+    await page.reload();
+    const reloaded = await openPanel(page);
+    rows = await conversationRows(reloaded);
+    await expect(rows.filter({ hasText: tag })).toHaveCount(1);
+    const stored = await (
+      await page.request.get(
+        `${baseURL}/agent-panel/conversations?q=${encodeURIComponent(tag)}`
+      )
+    ).json();
+    expect(
+      stored.conversations.map(
+        (c: { threadId: string; entryCount: number }) => [
+          c.threadId,
+          c.entryCount
+        ]
+      )
+    ).toEqual([[threadId, 4]]);
   });
 });

@@ -5,6 +5,9 @@
  * conversation shown, and any other whose turn still runs, are live
  * (`ConversationSession`: its model, queue and saver); one left idle in the
  * background is saved and released, and read from the store when opened.
+ * A deployment's threads of the user's that the store lacks (begun on
+ * another Jupyter server) are listed too, and read from the deployment
+ * when opened (docs/protocol.md §15.5).
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { UUID } from '@lumino/coreutils';
@@ -17,9 +20,11 @@ import type {
 } from '../../transport/conversation-store';
 import { StoreUnavailableError } from '../../transport/conversation-store';
 import type { IAgentThreads } from '../../transport/agent-threads';
+import type { IEndpointSettings } from '../../contracts/settings';
 import { errorMessage } from '../../wire/json';
 import type { AgentPanelService, ICurrentChange } from '../agent-panel-service';
 import { ChatModel, type ITurnEntry } from '../conversation/chat-model';
+import { agentThreadSummaries, historyConversation } from './agent-threads';
 import type { IStateStore } from '../persistence/persistence';
 import {
   readConversation,
@@ -59,7 +64,7 @@ export interface IConversationItem {
 export interface ILibraryOptions {
   service: AgentPanelService;
   store: IConversationStore;
-  /** The thread routes of this server's agents (memory check, delete). */
+  /** The thread routes of this server's agents (memory check, delete, a deployment's threads). */
   threads: IAgentThreads | null;
   /** JupyterLab's state database: which conversation was shown, and the old snapshot. */
   state: IStateStore | null;
@@ -151,6 +156,14 @@ export class ConversationLibrary implements IDisposable {
         this._noteFailure(error);
       }
     }
+    if (this._options.threads) {
+      this._remote = await agentThreadSummaries(
+        this._options.threads,
+        this._options.service.settings.endpoints,
+        new Set(this._summaries.map(s => s.threadId)),
+        query
+      );
+    }
     this._update();
   }
 
@@ -186,10 +199,9 @@ export class ConversationLibrary implements IDisposable {
         }
       }
     }
-    const read = readConversation(
-      stored,
-      this._unload?.getItem(unloadKey(id)) ?? null
-    );
+    const read =
+      readConversation(stored, this._unload?.getItem(unloadKey(id)) ?? null) ??
+      (await this._readAgentThread(id));
     if (!read) {
       throw new Error(trans.__('That conversation is no longer kept.'));
     }
@@ -218,14 +230,23 @@ export class ConversationLibrary implements IDisposable {
   async rename(id: string, title: string): Promise<void> {
     const text = title.trim();
     const live = this._live.get(id)?.session;
+    const remote = this._remote.find(s => s.id === id);
     if (live) {
       // Its saver sends the title (it may not be stored yet).
       live.title = text;
+    } else if (remote) {
+      this._remote = this._remote.map(s =>
+        s === remote ? { ...s, title: text } : s
+      );
     } else if (!this._unavailable) {
       const summary = await this._options.store.rename(id, text);
       this._summaries = this._summaries.map(s => (s.id === id ? summary : s));
     }
     this._update();
+    const thread = this._threadOf(id);
+    if (text && thread.endpoint && this._options.threads) {
+      await this._options.threads.retitle(thread.endpoint, thread.id, text);
+    }
   }
 
   /**
@@ -236,10 +257,7 @@ export class ConversationLibrary implements IDisposable {
   async remove(id: string): Promise<void> {
     const { service, store, threads } = this._options;
     const live = this._live.get(id);
-    const summary = this._summaries.find(s => s.id === id);
-    const threadId = live?.session.model.threadId ?? summary?.threadId ?? '';
-    const endpointName =
-      live?.session.model.endpointName ?? summary?.endpointName ?? null;
+    const thread = this._threadOf(id);
     if (live) {
       if (service.current === live.session) {
         this.create();
@@ -255,15 +273,13 @@ export class ConversationLibrary implements IDisposable {
       void this._options.state?.remove(LAST_SHOWN_KEY);
     }
     this._summaries = this._summaries.filter(s => s.id !== id);
+    this._remote = this._remote.filter(s => s.id !== id);
     this._update();
     if (!this._unavailable) {
       await store.remove(id);
     }
-    const endpoint = service.settings.endpoints.find(
-      e => e.name === (endpointName ?? service.defaultEndpoint.name)
-    );
-    if (threads && endpoint && threadId) {
-      await threads.forget(endpoint, threadId);
+    if (threads && thread.endpoint && thread.id) {
+      await threads.forget(thread.endpoint, thread.id);
     }
   }
 
@@ -284,6 +300,39 @@ export class ConversationLibrary implements IDisposable {
     }
     this._live.clear();
     Signal.clearData(this);
+  }
+
+  /** Conversation `id`'s thread and the endpoint of its agent (none: a settings change removed it). */
+  private _threadOf(id: string): {
+    id: string;
+    endpoint: IEndpointSettings | undefined;
+  } {
+    const { service } = this._options;
+    const model = this._live.get(id)?.session.model;
+    const summary = [...this._summaries, ...this._remote].find(
+      s => s.id === id
+    );
+    const endpointName = model?.endpointName ?? summary?.endpointName ?? null;
+    return {
+      id: model?.threadId ?? summary?.threadId ?? '',
+      endpoint: service.settings.endpoints.find(
+        e => e.name === (endpointName ?? service.defaultEndpoint.name)
+      )
+    };
+  }
+
+  /** A listed thread of an agent's, read back from it; null when it is not one. */
+  private async _readAgentThread(
+    id: string
+  ): Promise<IReadConversation | null> {
+    const { threads } = this._options;
+    const summary = this._remote.find(s => s.id === id);
+    const { endpoint } = this._threadOf(id);
+    if (!summary || !endpoint || !threads) {
+      return null;
+    }
+    const history = await threads.history(endpoint, summary.threadId);
+    return history && historyConversation(history, summary.endpointName);
   }
 
   /** Move the old `IStateDB` snapshot into the store; its id, if any. */
@@ -530,7 +579,7 @@ export class ConversationLibrary implements IDisposable {
     this._noteShown(current);
     const query = this._query.toLowerCase();
     const byId = new Map<string, IConversationItem>();
-    for (const summary of this._summaries) {
+    for (const summary of [...this._summaries, ...this._remote]) {
       byId.set(summary.id, { ...summary, current: summary.id === current.id });
     }
     for (const { session } of this._live.values()) {
@@ -566,6 +615,8 @@ export class ConversationLibrary implements IDisposable {
     { session: ConversationSession; saver: ConversationSaver }
   >();
   private _summaries: IConversationSummary[] = [];
+  /** The agents' threads the store lacks. */
+  private _remote: IConversationSummary[] = [];
   private _items: IConversationItem[] = [];
   private _query = '';
   private _noted: string | null = null;
