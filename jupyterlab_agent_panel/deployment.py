@@ -16,7 +16,7 @@ from typing import Any, AsyncIterator, Optional
 
 from .agent_host import AgentHost, ExtractorUnavailable
 from .deployment_frames import RunFrames, paused_calls
-from .deployment_threads import history_turns, thread_summary, title_of
+from .deployment_threads import history_turns, started_by, thread_summary, title_of
 from .graph import LoadedAgent
 
 DEPLOYMENT_KEYS = {"url", "assistant_id", "api_key", "api_key_env", "extractors"}
@@ -27,6 +27,7 @@ PANEL_CLIENT = "jupyterlab-agent-panel"
 IN_FLIGHT = ("running", "pending")
 REPLAY_FROM_START = "-1"  # a Last-Event-ID before every event of a resumable run
 LISTED_THREADS = 200  # the newest of an owner's threads the conversation list shows
+HISTORY_PAGE = 20  # checkpoints asked at a time, looking for the state before the run in flight
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,15 @@ class DeploymentAgent:
         if thread is None:
             return None
         state = await self.client.threads.get_state(thread_id)
-        turns = history_turns(state, extractors=extractors, max_result_len=max_result_len)
+        running = await self.run_in_flight(thread_id) if thread.get("status") == "busy" else None
+        if running is not None and _run_of(state) == running:
+            # What the run in flight wrote comes from joining it (joined_frames), from its start.
+            before = await self._state_before(thread_id, running)
+            turns = history_turns(before, extractors=extractors, max_result_len=max_result_len, pending=False)
+            asked = started_by(state, before)
+            turns += [{"message": asked, "frames": []}] if asked is not None else []
+        else:
+            turns = history_turns(state, extractors=extractors, max_result_len=max_result_len)
         return {**thread_summary(thread), "turns": turns}
 
     async def retitle(self, owner: str, thread_id: str, title: str) -> bool:
@@ -142,6 +151,16 @@ class DeploymentAgent:
             return False
         await self.client.threads.update(thread_id, metadata={"title": title})
         return True
+
+    async def _state_before(self, thread_id: str, run_id: str) -> Optional[dict]:
+        """The thread's state as the run ``run_id`` found it (``None``: the run made the thread)."""
+        before = None
+        while True:
+            page = await self.client.threads.get_history(thread_id, limit=HISTORY_PAGE, before=before)
+            earlier = next((state for state in page if _run_of(state) != run_id), None)
+            if earlier is not None or len(page) < HISTORY_PAGE:
+                return earlier
+            before = page[-1]["checkpoint"]
 
     def panel_metadata(self, owner: str) -> dict:
         return {"client": PANEL_CLIENT, "assistant": self.spec.assistant_id, "owner": owner}
@@ -191,6 +210,12 @@ class DeploymentHost(AgentHost):
     async def _close_resources(self) -> None:
         if self._connected is not None:
             await self._connected.client.aclose()
+
+
+def _run_of(state: Any) -> Optional[str]:
+    """The run that wrote the checkpoint of ``state``."""
+    metadata = state.get("metadata") if isinstance(state, dict) else None
+    return metadata.get("run_id") if isinstance(metadata, dict) else None
 
 
 async def connect(spec: DeploymentSpec, extractors: list) -> LoadedAgent:

@@ -39,14 +39,12 @@ def thread_summary(thread: dict) -> dict:
     }
 
 
-def history_turns(state: Any, *, extractors: list, max_result_len: int) -> list:
+def history_turns(state: Any, *, extractors: list, max_result_len: int, pending: bool = True) -> list:
     """The thread's turns: ``[{"message", "frames"}]``, each ending with one terminal frame;
-    the last one's interrupt, if a review waits, before it."""
-    values = state.get("values") if isinstance(state, dict) else None
-    messages = values.get("messages") if isinstance(values, dict) else None
+    the last one's interrupt, if a review waits (and ``pending``), before it."""
     turns: list = []
     frames: Optional[RunFrames] = None
-    for message in messages if isinstance(messages, list) else ():
+    for message in _messages(state):
         if not isinstance(message, dict) or message.get("type") == "system":
             continue
         if message.get("type") == "human" or frames is None:
@@ -59,11 +57,27 @@ def history_turns(state: Any, *, extractors: list, max_result_len: int) -> list:
                 continue
         turns[-1]["frames"].extend(frames.feed("messages", [message, {}]))
     if frames is not None:
-        pending = pending_interrupts(state)
-        if pending:
-            turns[-1]["frames"].extend(frames.feed("updates", {"__interrupt__": pending}))
+        waiting = pending_interrupts(state) if pending else []
+        if waiting:
+            turns[-1]["frames"].extend(frames.feed("updates", {"__interrupt__": waiting}))
         turns[-1]["frames"].append(frames.terminal())
     return turns
+
+
+def started_by(state: Any, before: Any) -> Optional[str]:
+    """The message that started the run which took the thread from ``before`` to ``state``
+    (its first new human message, context left out), or ``None`` (a resume adds none)."""
+    known = {m.get("id") for m in _messages(before) if isinstance(m, dict)}
+    for message in _messages(state):
+        if isinstance(message, dict) and message.get("type") == "human" and message.get("id") not in known:
+            return user_text(content_text(message.get("content"))[0])
+    return None
+
+
+def _messages(state: Any) -> list:
+    values = state.get("values") if isinstance(state, dict) else None
+    messages = values.get("messages") if isinstance(values, dict) else None
+    return messages if isinstance(messages, list) else []
 
 
 def pending_interrupts(state: Any) -> list:

@@ -11,6 +11,7 @@ import pytest
 from tornado.httpclient import HTTPClientError
 
 from agent_server import SERVED, AgentServer
+from deployment_helpers import lose_the_client
 from helpers import text_of
 from server_process import free_port
 
@@ -22,7 +23,7 @@ VANISHING_PORT = free_port()  # a deployment one test stops once the panel check
 
 @pytest.fixture(scope="module")
 def agent_server():
-    graphs = {name: SERVED[name] for name in ("remembering", "hitl", "demo")}
+    graphs = {name: SERVED[name] for name in ("remembering", "hitl", "demo", "ticking")}
     with AgentServer(graphs=graphs) as url:
         yield url
 
@@ -34,6 +35,7 @@ def agent_panel_config(agent_server):
             "remembering": {"url": agent_server, "assistant_id": "remembering"},
             "hitl": {"url": agent_server, "assistant_id": "hitl"},
             "demo": {"url": agent_server, "assistant_id": "demo", "extractors": [DEMO_EXTRACTORS]},
+            "ticking": {"url": agent_server, "assistant_id": "ticking"},
             "vanishing": {"url": f"http://127.0.0.1:{VANISHING_PORT}", "assistant_id": "remembering"},
         },
         "agents": {"local-remembering": SERVED["remembering"]},
@@ -166,6 +168,29 @@ async def test_a_review_still_waiting_reads_back_as_the_review_and_its_answer_re
     assert shown["review"] == []
     assert shown["end"] == {"status": "complete", "outcome": "complete"}
     assert threads[thread_id]["status"] == "idle"
+
+
+async def test_a_thread_with_a_run_in_flight_reads_back_to_it_and_joining_streams_the_run(
+    raw_post, run_turn, call, agent_panel
+):
+    thread_id = new_thread()
+    await run_turn("agents/ticking/chat", {"message": "ticks=2", "thread_id": thread_id})
+    await lose_the_client(raw_post, agent_panel, thread_id, "ticks=8")
+
+    _, history = await call("GET", "ticking", thread_id, "history")
+    joined = await run_turn("agents/ticking/join", {"thread_id": thread_id})
+    _, after = await call("GET", "ticking", thread_id, "history")
+
+    assert history["status"] == "busy"
+    first, running = history["turns"]
+    assert (first["message"], text_of(first["frames"]), first["frames"][-1]) == (
+        "ticks=2",
+        "tick1 tick2",
+        {"status": "complete", "outcome": "complete"},
+    )
+    assert running == {"message": "ticks=8", "frames": []}  # the rest comes from joining the run
+    assert text_of(joined) == " ".join(f"tick{n}" for n in range(1, 9))
+    assert [text_of(turn["frames"]) for turn in after["turns"]] == ["tick1 tick2", text_of(joined)]
 
 
 async def test_a_rename_retitles_the_thread(run_turn, call, sdk):

@@ -3,7 +3,6 @@ against a real ``langgraph dev`` the module starts (``agent_server.py``).
 """
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import uuid
@@ -11,6 +10,7 @@ import uuid
 import pytest
 
 from agent_server import SERVED, TEAM_KEY, AgentServer
+from deployment_helpers import lose_the_client, runs_on
 from helpers import assert_one_terminal_last, text_of
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
 from jupyterlab_agent_panel.panel import AgentPanel
@@ -211,30 +211,6 @@ async def test_stop_cancels_the_run_on_the_deployment(open_stream, post_json, ag
     runs = await client.runs.list(thread_id)
     assert [run["status"] for run in runs] == ["interrupted"]
     assert agent_panel.host("slow").turns == {}
-
-
-async def runs_on(agent_server: str, thread_id: str) -> list:
-    from langgraph_sdk import get_client
-
-    client = get_client(url=agent_server, api_key=None)
-    try:
-        return [run["status"] for run in await client.runs.list(thread_id)]
-    finally:
-        await client.aclose()
-
-
-async def lose_the_client(raw_post, agent_panel, thread_id: str, message: str) -> None:
-    """A turn on ``ticking`` whose client goes away (a page reload) once the first word came."""
-    response = await raw_post("agents/ticking/chat", {"message": message, "thread_id": thread_id})
-    assert b'"chunk": "tick1' in await response.read_chunk()
-    turn = agent_panel.host("ticking").turns[thread_id]
-    response.close()
-    await asyncio.wait_for(asyncio.wait({turn}), 10)
-    for _ in range(100):  # the handler unregisters the turn right after it ends
-        if thread_id not in agent_panel.host("ticking").turns:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("the lost client's turn is still registered")
 
 
 async def test_a_lost_client_leaves_the_run_going_and_join_streams_it_from_its_start(

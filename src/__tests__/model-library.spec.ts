@@ -552,6 +552,10 @@ describe('ConversationLibrary', () => {
 });
 
 describe("a deployment's threads", () => {
+  const withThreads = (
+    threads: FakeThreads,
+    store = new FakeConversationStore()
+  ) => page(store, new MemoryState(), new MemoryStorage(), threads);
   const LAPTOP = '7f1c2a9e-0d2b-4c55-9d8e-2b7a3f1e6c01';
   const thread = (over: Partial<IAgentThread> = {}): IAgentThread => ({
     threadId: LAPTOP,
@@ -593,12 +597,7 @@ describe("a deployment's threads", () => {
       LAPTOP,
       history([{ status: 'streaming', chunk: 'Monday: gym' }, complete()])
     );
-    const { service, library } = page(
-      store,
-      new MemoryState(),
-      new MemoryStorage(),
-      threads
-    );
+    const { service, library } = withThreads(threads, store);
     await library.start();
     // The first is the deployment's; the second, the empty conversation shown.
     expect(library.items).toMatchObject([
@@ -642,12 +641,7 @@ describe("a deployment's threads", () => {
   it('that the store has are listed once, as the store keeps them', async () => {
     const store = new FakeConversationStore();
     const threads = new FakeThreads();
-    const { service, library, transports } = page(
-      store,
-      new MemoryState(),
-      new MemoryStorage(),
-      threads
-    );
+    const { service, library, transports } = withThreads(threads, store);
     await library.start();
     service.model.send('kept here');
     transports[transports.length - 1].lastTurn.sink.frame(complete());
@@ -680,12 +674,7 @@ describe("a deployment's threads", () => {
         { status: 'complete', outcome: 'interrupted' }
       ])
     );
-    const { service, library } = page(
-      new FakeConversationStore(),
-      new MemoryState(),
-      new MemoryStorage(),
-      threads
-    );
+    const { service, library } = withThreads(threads);
     await library.start();
     expect(library.items[0].status).toBe('review');
 
@@ -697,12 +686,7 @@ describe("a deployment's threads", () => {
   it('are retitled and deleted with their conversation, and filtered by title', async () => {
     const threads = new FakeThreads();
     threads.listed.set('Alpha', [thread()]);
-    const { library } = page(
-      new FakeConversationStore(),
-      new MemoryState(),
-      new MemoryStorage(),
-      threads
-    );
+    const { library } = withThreads(threads);
     await library.start();
 
     await library.rename(LAPTOP, 'Weekly plan');
@@ -725,12 +709,7 @@ describe("a deployment's threads", () => {
     const store = new FakeConversationStore();
     const threads = new FakeThreads();
     threads.listFailure = new Error('the deployment is down');
-    const { service, library, transports } = page(
-      store,
-      new MemoryState(),
-      new MemoryStorage(),
-      threads
-    );
+    const { service, library, transports } = withThreads(threads, store);
     await library.start();
     service.model.send('still here');
     transports[transports.length - 1].lastTurn.sink.frame(complete());
@@ -745,15 +724,33 @@ describe("a deployment's threads", () => {
     warn.mockRestore();
   });
 
+  it('with a run in flight open up to that run: its message, and no turn yet', async () => {
+    const threads = new FakeThreads();
+    threads.listed.set('Alpha', [thread({ status: 'busy' })]);
+    threads.histories.set(LAPTOP, {
+      ...history([complete()]),
+      turns: [
+        ...history([complete()]).turns,
+        { message: 'and the next week', frames: [] }
+      ]
+    });
+    const { service, library } = withThreads(threads);
+    await library.start();
+    expect(library.items[0].status).toBe('running');
+
+    await library.open(LAPTOP);
+
+    expect(service.current.model.entries.map(entry => entry.kind)).toEqual([
+      'user',
+      'turn',
+      'user'
+    ]);
+  });
+
   it('gone from the deployment cannot be opened, and say so', async () => {
     const threads = new FakeThreads();
     threads.listed.set('Alpha', [thread()]);
-    const { library } = page(
-      new FakeConversationStore(),
-      new MemoryState(),
-      new MemoryStorage(),
-      threads
-    );
+    const { library } = withThreads(threads);
     await library.start();
 
     await expect(library.open(LAPTOP)).rejects.toThrow('no longer kept');

@@ -241,3 +241,58 @@ test.describe("a deployment's threads", () => {
     ).toEqual([[threadId, 4]]);
   });
 });
+
+test.describe("a deployment's thread with a run in flight", () => {
+  test.use({ mockSettings: graphEndpoint('team-ticking') });
+
+  test('listed as running, it opens with its message and joins the run to its end', async ({
+    page,
+    baseURL
+  }) => {
+    // Whose threads the lab's server lists: the owner it gives the threads it makes.
+    const probe = randomUUID();
+    await page.request.post(`${baseURL}/agent-panel/agents/team-ticking/chat`, {
+      data: { message: 'ticks=1', thread_id: probe }
+    });
+    const { metadata } = await (
+      await fetch(`${AGENT_SERVER}/threads/${probe}`)
+    ).json();
+    // Begun elsewhere and still going: a background run, streamed token by token.
+    const tag = `ticks=12 ${Date.now()}`;
+    const created = await fetch(`${AGENT_SERVER}/threads`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ metadata: { ...metadata, title: tag } })
+    });
+    const { thread_id: threadId } = await created.json();
+    const started = await fetch(`${AGENT_SERVER}/threads/${threadId}/runs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        assistant_id: 'ticking',
+        input: { messages: [{ role: 'user', content: tag }] },
+        stream_mode: ['messages-tuple', 'updates'],
+        stream_resumable: true
+      })
+    });
+    expect(started.status).toBe(200);
+    await expect.poll(() => runStatuses(threadId)).toEqual(['running']);
+
+    const panel = await openPanel(page);
+    const rows = await conversationRows(panel);
+    const row = rows.filter({ hasText: tag });
+    await expect(row.locator('.jp-AgentPanel-conversationBadge')).toHaveCount(
+      1
+    );
+    await row.locator('.jp-AgentPanel-conversationOpen').click();
+
+    await expect(panel.locator('.jp-AgentPanel-user')).toHaveText([tag]);
+    // Joined from its start, followed to its end.
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+      Array.from({ length: 12 }, (_, n) => `tick${n + 1}`).join(' ')
+    );
+    await waitIdle(panel);
+    await expect(panel.locator('.jp-AgentPanel-turn')).toHaveCount(1);
+    expect(await runStatuses(threadId)).toEqual(['success']);
+  });
+});

@@ -23,14 +23,13 @@ import type { IReadConversation } from '../persistence/reading';
 import { CONVERSATION_ID } from './session';
 
 /**
- * The threads of `endpoints`' agents whose ids `stored` lacks, matching
- * `query`; an endpoint that cannot list them is left out, with a warning.
+ * The threads of `endpoints`' agents whose ids `stored` lacks; an endpoint
+ * that cannot list them is left out, with a warning.
  */
 export async function agentThreadSummaries(
   threads: IAgentThreads,
   endpoints: readonly IEndpointSettings[],
-  stored: Set<string>,
-  query: string
+  stored: Set<string>
 ): Promise<IConversationSummary[]> {
   const lists = await Promise.all(
     endpoints.map(async endpoint => {
@@ -46,12 +45,11 @@ export async function agentThreadSummaries(
     })
   );
   const listed = new Set(stored);
-  const text = query.toLowerCase();
   return lists.flat().filter(summary => {
     const again =
       listed.has(summary.threadId) || !CONVERSATION_ID.test(summary.id);
     listed.add(summary.threadId);
-    return !again && summary.title.toLowerCase().includes(text);
+    return !again;
   });
 }
 
@@ -96,6 +94,9 @@ export function historyConversation(
         context: null,
         time
       });
+    }
+    if (turn.frames.length === 0) {
+      continue; // the run in flight: it is joined once shown (docs/protocol.md §15.4)
     }
     const reducer = reduceFrames(turn.frames);
     entries.push({

@@ -156,15 +156,16 @@ export class ConversationLibrary implements IDisposable {
         this._noteFailure(error);
       }
     }
+    this._update();
     if (this._options.threads) {
+      // After the store's list is shown: a deployment may be slow to answer.
       this._remote = await agentThreadSummaries(
         this._options.threads,
         this._options.service.settings.endpoints,
-        new Set(this._summaries.map(s => s.threadId)),
-        query
+        new Set(this._summaries.map(s => s.threadId))
       );
+      this._update();
     }
-    this._update();
   }
 
   /** Start a conversation and show it; the one shown is kept. */
@@ -579,7 +580,11 @@ export class ConversationLibrary implements IDisposable {
     this._noteShown(current);
     const query = this._query.toLowerCase();
     const byId = new Map<string, IConversationItem>();
-    for (const summary of [...this._summaries, ...this._remote]) {
+    // The store filtered its own; the agents' threads are filtered by title here.
+    const remote = this._remote.filter(s =>
+      s.title.toLowerCase().includes(query)
+    );
+    for (const summary of [...this._summaries, ...remote]) {
       byId.set(summary.id, { ...summary, current: summary.id === current.id });
     }
     for (const { session } of this._live.values()) {

@@ -1,0 +1,28 @@
+"""What the deployment tests share: a run left going by a lost client, and a thread's runs."""
+from __future__ import annotations
+
+import asyncio
+
+
+async def runs_on(agent_server: str, thread_id: str) -> list:
+    from langgraph_sdk import get_client
+
+    client = get_client(url=agent_server, api_key=None)
+    try:
+        return [run["status"] for run in await client.runs.list(thread_id)]
+    finally:
+        await client.aclose()
+
+
+async def lose_the_client(raw_post, agent_panel, thread_id: str, message: str) -> None:
+    """A turn on ``ticking`` whose client goes away (a page reload) once the first word came."""
+    response = await raw_post("agents/ticking/chat", {"message": message, "thread_id": thread_id})
+    assert b'"chunk": "tick1' in await response.read_chunk()
+    turn = agent_panel.host("ticking").turns[thread_id]
+    response.close()
+    await asyncio.wait_for(asyncio.wait({turn}), 10)
+    for _ in range(100):  # the handler unregisters the turn right after it ends
+        if thread_id not in agent_panel.host("ticking").turns:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the lost client's turn is still registered")
