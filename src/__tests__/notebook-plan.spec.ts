@@ -14,7 +14,7 @@ import { INSERT_PLAN_COMMAND as INSERT_PLAN } from '../notebook/commands/index';
 import { addPlanCommand } from '../notebook/commands/plan';
 import { DEFAULT_SETTINGS } from '../contracts/settings';
 import type { IAgentPanel } from '../tokens';
-import { FakeTransport, frame, trans } from './fake-transport';
+import { complete, FakeTransport, frame, trans } from './fake-transport';
 
 function openNotebook(): IOpenNotebook & { model: NotebookModel } {
   const model = new NotebookModel();
@@ -69,7 +69,7 @@ function setup() {
       plan.dispose();
     }
   };
-  return { model, commands, notebook, todos, disposable };
+  return { model, commands, notebook, todos, transport, disposable };
 }
 
 const afterTest: { dispose(): void }[] = [];
@@ -98,7 +98,8 @@ describe('insert plan', () => {
       { content: 'Fix the failing cell', status: 'in_progress' },
       { content: 'Write a summary', status: 'pending' }
     ]);
-    expect(notified).toBe(2);
+    // Once, when it became enabled: a new version of the plan changes nothing of the command.
+    expect(notified).toBe(1);
     expect(commands.label(INSERT_PLAN, {})).toBe(
       'Insert Agent Plan into Notebook'
     );
@@ -140,5 +141,22 @@ describe('insert plan', () => {
     expect(commands.caption(INSERT_PLAN, { turn: entry.key, item: 7 })).toBe(
       'That plan is no longer in the conversation.'
     );
+  });
+
+  it('tells the toolbars when it is enabled or disabled, not on each new version of the plan', () => {
+    const { model, commands, todos, transport, disposable } = setup();
+    afterTest.push(disposable);
+    const enabled: boolean[] = [];
+    commands.commandChanged.connect(() =>
+      enabled.push(commands.isEnabled(INSERT_PLAN, {}))
+    );
+    model.send('plan it');
+    for (const status of ['pending', 'in_progress', 'completed']) {
+      todos([{ content: 'Read the notebook', status }]);
+    }
+    transport.lastTurn.sink.frame(complete());
+    model.restore({ threadId: 'thread-10', entries: [] });
+
+    expect(enabled).toEqual([true, false]);
   });
 });

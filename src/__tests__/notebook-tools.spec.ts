@@ -428,6 +428,50 @@ describe('NotebookToolRunner', () => {
   });
 });
 
+describe('NotebookToolRunner after a reload', () => {
+  it('waits for the notebooks to be there before it acts', async () => {
+    const notebook = new FakeNotebook('analysis.ipynb', [
+      { id: 'c-1', cell_type: 'code', source: 'a = 1' }
+    ]);
+    let open: FakeNotebook | null = null;
+    const notebooks = {
+      all: () => (open ? [open] : []),
+      active: () => open,
+      find: () => {
+        if (!open) {
+          throw new ToolFailure({
+            status: 'error',
+            code: 'no_notebook',
+            error: 'No notebook is active'
+          });
+        }
+        return open;
+      }
+    } as unknown as LiveNotebooks;
+    let restore = () => undefined as void;
+    const restored = new Promise<void>(resolve => (restore = resolve));
+    const reviews = new ChangeReviews(() => 'thread-1');
+    const runner = new NotebookToolRunner({
+      tools: new NotebookTools(notebooks),
+      reviews,
+      reviewReads: () => false,
+      threadId: () => 'thread-1',
+      ready: () => restored
+    });
+
+    const read = runner.run(
+      { name: 'read_cell', args: { index: 0 }, callId: 'call-1' },
+      new AbortController().signal
+    );
+    await Promise.resolve();
+    open = notebook; // the workspace reopened it
+    restore();
+
+    expect(await read).toMatchObject({ status: 'ok' });
+    reviews.dispose();
+  });
+});
+
 describe('ChangeReviews', () => {
   it('cancels a pending review when the signal aborts', async () => {
     const reviews = new ChangeReviews(() => 't');

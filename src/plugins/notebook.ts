@@ -118,7 +118,7 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
     whenPanelLoads(agentPanel, 'the notebook tools', async () => {
       const { registerNotebookTools } = await import('../notebook/tools');
       // Offered as long as the application lives, like the commands.
-      registerNotebookTools(agentPanel, tracker);
+      registerNotebookTools(agentPanel, tracker, app.restored);
     });
 
     agentPanel.addItemAction({

@@ -54,7 +54,17 @@ export function addPlanCommand(options: INotebookCommandsOptions): IDisposable {
   };
 
   const notify = () => commands.notifyCommandChanged(INSERT_PLAN_COMMAND);
-  agentPanel.plan.changed.connect(notify);
+  // Only having a plan or not changes the command; each toolbar showing it
+  // recomputes its items on a notice, so a new version of the plan sends none.
+  let hadPlan = agentPanel.plan.plan !== null;
+  const onPlan = () => {
+    const hasPlan = agentPanel.plan.plan !== null;
+    if (hasPlan !== hadPlan) {
+      hadPlan = hasPlan;
+      notify();
+    }
+  };
+  agentPanel.plan.changed.connect(onPlan);
   host.changed.connect(notify);
 
   const command = commands.addCommand(INSERT_PLAN_COMMAND, {
@@ -122,7 +132,7 @@ export function addPlanCommand(options: INotebookCommandsOptions): IDisposable {
 
   return new DisposableDelegate(() => {
     command.dispose();
-    agentPanel.plan.changed.disconnect(notify);
+    agentPanel.plan.changed.disconnect(onPlan);
     host.changed.disconnect(notify);
   });
 }

@@ -16,16 +16,24 @@ import { LiveNotebooks } from './live-notebook';
 import { NotebookTools } from './notebook-tools';
 import { NotebookToolRunner } from './tool-runner';
 
-/** Offer the eight tools; disposing withdraws them. */
+/** How long the first call after a page load waits for a notebook the workspace reopens. */
+export const NOTEBOOK_LOAD_WAIT_MS = 10_000;
+
+/**
+ * Offer the eight tools; disposing withdraws them. A call waits for
+ * `restored` (JupyterLab's workspace) and the notebooks it opened.
+ */
 export function registerNotebookTools(
   agentPanel: IAgentPanel,
-  tracker: INotebookTracker
+  tracker: INotebookTracker,
+  restored: Promise<void>
 ): IDisposable {
   const runner = new NotebookToolRunner({
     tools: new NotebookTools(new LiveNotebooks(tracker)),
     reviews: agentPanel.changeReviews,
     reviewReads: () => agentPanel.settings.reviewNotebookReads,
-    threadId: () => agentPanel.model.threadId
+    threadId: () => agentPanel.model.threadId,
+    ready: once(() => notebooksLoaded(tracker, restored))
   });
   const registered = new DisposableSet();
   for (const tool of NOTEBOOK_TOOLS) {
@@ -49,4 +57,40 @@ export function registerNotebookTools(
     })
   );
   return registered;
+}
+
+/**
+ * The workspace restored and the notebook it reopens loaded: a review left
+ * pending at a reload is taken up as soon as the panel loads, before that.
+ * Gives up after `NOTEBOOK_LOAD_WAIT_MS` (no notebook was open).
+ */
+async function notebooksLoaded(
+  tracker: INotebookTracker,
+  restored: Promise<void>
+): Promise<void> {
+  await restored;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const opened = new Promise<void>(resolve => {
+    const check = () => {
+      const current = tracker.currentWidget;
+      if (current) {
+        tracker.currentChanged.disconnect(check);
+        void current.context.ready.then(resolve, resolve);
+      }
+    };
+    tracker.currentChanged.connect(check);
+    check();
+    timer = setTimeout(() => {
+      tracker.currentChanged.disconnect(check);
+      resolve();
+    }, NOTEBOOK_LOAD_WAIT_MS);
+  });
+  await opened;
+  clearTimeout(timer);
+}
+
+/** `make`'s promise, made on the first call and shared by the later ones. */
+function once(make: () => Promise<void>): () => Promise<void> {
+  let made: Promise<void> | null = null;
+  return () => (made ??= make());
 }

@@ -28,6 +28,11 @@ export interface INotebookToolRunnerOptions {
   reviewReads(): boolean;
   /** The conversation the changes are recorded as coming from. */
   threadId(): string;
+  /**
+   * Resolves when the notebooks to act on are there: after a reload, a
+   * review left pending is taken up before the workspace reopened them.
+   */
+  ready?(): Promise<void>;
 }
 
 export class NotebookToolRunner {
@@ -35,6 +40,9 @@ export class NotebookToolRunner {
 
   async run(call: INotebookToolCall, signal: AbortSignal): Promise<JsonObject> {
     try {
+      if (this._options.ready) {
+        await this._options.ready();
+      }
       return await this._run(call, signal);
     } catch (error) {
       return error instanceof ToolFailure
