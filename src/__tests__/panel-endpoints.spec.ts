@@ -16,6 +16,7 @@ import { parseSettings, type IEndpointSettings } from '../contracts/settings';
 import type { IConnectionProbe } from '../transport/probe';
 import { FakeConversationStore, MemoryState } from './store-fakes';
 import {
+  afterFrame,
   complete,
   FakeTransport,
   frame,
@@ -359,6 +360,21 @@ describe('the panel header', () => {
     panel.dispose();
   });
 
+  it('leaves the endpoint label alone when its text stays the same', () => {
+    const { $, service, panel } = panelWith();
+    const label = $('.jp-AgentPanel-endpoint');
+    const writes: MutationRecord[] = [];
+    const observer = new MutationObserver(records => writes.push(...records));
+    observer.observe(label, { childList: true, subtree: true });
+    service.setSettings(parseSettings(SETTINGS).settings);
+    service.setSettings(parseSettings(SETTINGS).settings);
+    expect(observer.takeRecords()).toEqual([]);
+    expect(writes).toEqual([]);
+    expect(label.textContent).toBe('fake://agent');
+    observer.disconnect();
+    panel.dispose();
+  });
+
   it('moves the conversation when another endpoint is chosen', () => {
     const { $, model, current, panel } = panelWith();
     const picker = $<HTMLSelectElement>('.jp-AgentPanel-picker');
@@ -372,14 +388,38 @@ describe('the panel header', () => {
     panel.dispose();
   });
 
-  it('is locked while a turn runs, and says why', () => {
+  it('is locked while a turn runs, from the next frame, and says why', async () => {
     const { $, model, current, panel } = panelWith();
     const picker = $<HTMLSelectElement>('.jp-AgentPanel-picker');
     model.send('hi');
-    expect(picker.disabled).toBe(true);
     expect(picker.title).toContain('A turn is running');
-    current().transport.lastTurn.sink.frame(complete());
     expect(picker.disabled).toBe(false);
+    await afterFrame();
+    expect(picker.disabled).toBe(true);
+    current().transport.lastTurn.sink.frame(complete());
+    expect(picker.disabled).toBe(true);
+    await afterFrame();
+    expect(picker.disabled).toBe(false);
+    panel.dispose();
+  });
+
+  it('writes the lock once a frame, and only when it changes', async () => {
+    const { $, model, current, panel } = panelWith();
+    const picker = $<HTMLSelectElement>('.jp-AgentPanel-picker');
+    const writes: MutationRecord[] = [];
+    const observer = new MutationObserver(records => writes.push(...records));
+    observer.observe(picker, {
+      attributes: true,
+      attributeFilter: ['disabled']
+    });
+    model.send('hi');
+    current().transport.lastTurn.sink.frame(complete());
+    model.send('again');
+    await afterFrame();
+    await Promise.resolve();
+    expect(writes).toHaveLength(1);
+    expect(picker.disabled).toBe(true);
+    observer.disconnect();
     panel.dispose();
   });
 

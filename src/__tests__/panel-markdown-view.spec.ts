@@ -1,6 +1,7 @@
 import './clipboard-shim';
 import { Widget } from '@lumino/widgets';
 import {
+  LAST_RENDER_BUDGETS,
   MarkdownView,
   MIN_SETTLED_CHARS,
   SETTLED_CHARS_PER_FRAME
@@ -145,6 +146,36 @@ describe('MarkdownView', () => {
     );
     expect(renderedMarkdown.join('')).toBe(text);
     expect(view.node.querySelectorAll('p')).toHaveLength(400);
+  });
+
+  it('renders the rest of a finished text at once when it is a little over a frame', async () => {
+    const paragraph = `Paragraph ${'word '.repeat(20)}`.trim();
+    const count = Math.ceil(
+      (SETTLED_CHARS_PER_FRAME * (1 + LAST_RENDER_BUDGETS)) /
+        2 /
+        (paragraph.length + 2)
+    );
+    const text = Array(count).fill(paragraph).join('\n\n');
+    expect(text.length).toBeGreaterThan(SETTLED_CHARS_PER_FRAME);
+    expect(text.length).toBeLessThan(
+      SETTLED_CHARS_PER_FRAME * LAST_RENDER_BUDGETS
+    );
+    const streaming = attachedView();
+    streaming.setSource(text);
+    await afterFrame();
+    expect(renderedMarkdown.join('').length).toBeLessThanOrEqual(
+      SETTLED_CHARS_PER_FRAME
+    );
+    streaming.dispose();
+    renderedMarkdown.length = 0;
+    const finished = attachedView();
+    finished.setSource(text);
+    finished.finish();
+    for (let i = 0; i < 20; i++) {
+      await Promise.resolve();
+    }
+    expect(renderedMarkdown.join('')).toBe(text);
+    expect(finished.node.querySelectorAll('p')).toHaveLength(count);
   });
 
   it('lays out its blocks as one text: join marks between them', async () => {

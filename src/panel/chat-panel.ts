@@ -269,7 +269,12 @@ export class ChatPanel extends SidePanel {
   private _onConnection(): void {
     const { problem, model, settings } = this._service;
     const text = problem ?? model.transport?.label ?? '';
-    this._endpointText.textContent = text;
+    // JupyterLab's toolbar recomputes its focus order (a forced layout) on
+    // any change inside it: a conversation's first Send reconnects, and
+    // would write the same text again.
+    if (this._endpointText.textContent !== text) {
+      this._endpointText.textContent = text;
+    }
     this._endpointLabel.toggleClass('jp-mod-error', problem !== null);
     this._composer.sendKey = settings.sendKey;
     this._updateComposer();

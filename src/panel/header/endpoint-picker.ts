@@ -66,6 +66,9 @@ export class EndpointPicker extends Widget {
     this._service.settingsChanged.disconnect(this._render, this);
     this._service.model.statusChanged.disconnect(this._render, this);
     this._service.currentChanged.disconnect(this._onCurrentChanged, this);
+    if (this._lockFrame !== null) {
+      cancelAnimationFrame(this._lockFrame);
+    }
     super.dispose();
   }
 
@@ -95,7 +98,7 @@ export class EndpointPicker extends Widget {
     }
     this._select.value = current.name;
     const blocked = service.switchBlocked;
-    this._select.disabled = blocked !== null;
+    this._lockNextFrame(blocked !== null);
     const missing = service.missingEndpoint;
     const lines = [
       trans.__(
@@ -115,5 +118,24 @@ export class EndpointPicker extends Widget {
     this._select.title = lines.filter(Boolean).join('\n');
   }
 
+  /**
+   * Lock or unlock at the next animation frame, not inside Send or a turn's
+   * end: JupyterLab's toolbar observes `disabled` in its subtree and answers
+   * each change by reading every item's style and layout, which would force
+   * a layout of the whole page in those tasks. The service refuses a switch
+   * in between.
+   */
+  private _lockNextFrame(locked: boolean): void {
+    this._locked = locked;
+    this._lockFrame ??= requestAnimationFrame(() => {
+      this._lockFrame = null;
+      if (this._select.disabled !== this._locked) {
+        this._select.disabled = this._locked;
+      }
+    });
+  }
+
   private readonly _select = document.createElement('select');
+  private _locked = false;
+  private _lockFrame: number | null = null;
 }

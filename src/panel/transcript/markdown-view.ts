@@ -12,6 +12,13 @@ import { linksAcrossBlocks, settledLength } from './markdown-blocks';
 export const SETTLED_CHARS_PER_FRAME = 8000;
 
 /**
+ * A finished text's rest is rendered at once when it is at most this many
+ * frames' budgets: one more frame for a little more text shows the end of an
+ * answer a frame later.
+ */
+export const LAST_RENDER_BUDGETS = 1.5;
+
+/**
  * Settled characters worth a renderer of their own. Each renderer costs its
  * own render and typeset pass, so a short answer costs less re-rendered
  * whole as one tail than cut into blocks.
@@ -198,7 +205,9 @@ export class MarkdownView extends Widget {
     // of text is spread over frames instead of making one long task.
     const from = this._settledLength;
     const budget = from + SETTLED_CHARS_PER_FRAME;
-    const capped = source.length > budget;
+    const capped =
+      source.length - from >
+      SETTLED_CHARS_PER_FRAME * (this._finished ? LAST_RENDER_BUDGETS : 1);
     let end = settledLength(capped ? source.slice(0, budget) : source, from);
     if (end === from && capped) {
       // A block longer than the budget has to be rendered whole.
