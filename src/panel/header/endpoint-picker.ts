@@ -98,7 +98,7 @@ export class EndpointPicker extends Widget {
     }
     this._select.value = current.name;
     const blocked = service.switchBlocked;
-    this._lockNextFrame(blocked !== null);
+    this._lockNextFrame();
     const missing = service.missingEndpoint;
     const lines = [
       trans.__(
@@ -125,17 +125,16 @@ export class EndpointPicker extends Widget {
    * a layout of the whole page in those tasks. The service refuses a switch
    * in between.
    */
-  private _lockNextFrame(locked: boolean): void {
-    this._locked = locked;
+  private _lockNextFrame(): void {
     this._lockFrame ??= requestAnimationFrame(() => {
       this._lockFrame = null;
-      if (this._select.disabled !== this._locked) {
-        this._select.disabled = this._locked;
+      const locked = this._service.switchBlocked !== null;
+      if (this._select.disabled !== locked) {
+        this._select.disabled = locked;
       }
     });
   }
 
   private readonly _select = document.createElement('select');
-  private _locked = false;
   private _lockFrame: number | null = null;
 }
