@@ -92,6 +92,10 @@ class AgentHost:
             self._worker.stop()
             self._worker = None
 
+    async def model_offers(self) -> dict:
+        """The ``GET models`` answer (docs/protocol.md §16.3): only the built-in agent offers models."""
+        return {"choosable": False, "default": None, "models": [], "problems": []}
+
     def stop_requested(self, thread_id: str) -> None:
         """Stop asked for the thread's turn (before its task is cancelled); a host whose runs
         outlive their client stops the run itself then."""

@@ -21,6 +21,11 @@ SELECTION_LIMIT = 2000
 # each cut to ATTACHMENT_LIMIT characters as the panel already cut it.
 ATTACHMENT_LIMIT = 4000
 MAX_ATTACHMENTS = 20
+# Images a model that reads them gets (docs/protocol.md §16.7): a message's or a tool result's,
+# at most this many, each at most this large once decoded.
+MAX_IMAGES = 4
+MAX_IMAGE_BYTES = 1024 * 1024
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
 # How each kind reads in the prompt, before its source ("cell 3 of a.ipynb").
 ATTACHMENT_KINDS = {
     "error": "the error output of",
@@ -97,7 +102,32 @@ def attachments_problem(value: Any) -> Optional[str]:
         for key in ("source", "text"):
             if not isinstance(item.get(key), str):
                 return f"attachments[{i}].{key} must be a string"
+        if "image" in item and (item["kind"] != "image" or image_problem(item["image"]) is not None):
+            problem = image_problem(item["image"]) or "only an attachment of kind image carries one"
+            return f"attachments[{i}].image: {problem}"
     return None
+
+
+def image_problem(image: Any) -> Optional[str]:
+    """Why ``image`` is not ``{"mime_type", "data"}`` of an image a model may get, or None."""
+    if not isinstance(image, dict) or not isinstance(image.get("data"), str):
+        return 'must be {"mime_type", "data"} with the bytes in base64'
+    if image.get("mime_type") not in IMAGE_TYPES:
+        return f"mime_type must be one of {', '.join(IMAGE_TYPES)}"
+    if decoded_size(image["data"]) > MAX_IMAGE_BYTES:
+        return f"the image is larger than {MAX_IMAGE_BYTES:,} bytes"
+    return None
+
+
+def decoded_size(data: str) -> int:
+    """The bytes base64 ``data`` holds (4 characters for 3 bytes, ``=`` padding)."""
+    return len(data.rstrip("=")) * 3 // 4
+
+
+def attached_images(attachments: Any) -> tuple:
+    """The images of valid ``attachments``, at most ``MAX_IMAGES``."""
+    images = [item["image"] for item in attachments or () if isinstance(item, dict) and "image" in item]
+    return tuple({"mime_type": image["mime_type"], "data": image["data"]} for image in images[:MAX_IMAGES])
 
 
 def _attachment_lines(attachment: Mapping[str, str]) -> str:

@@ -22,6 +22,15 @@ NOTHING_PENDING = (
 )
 
 
+@dataclass(frozen=True)
+class TurnAgent:
+    """The agent that runs one turn, its extractors, and whether images reach its model."""
+
+    agent: Any
+    extractors: list
+    takes_images: bool = False
+
+
 @dataclass
 class LoadedAgent:
     """An agent ready for ``iter_chunk_frames``, or why there is none."""
@@ -38,10 +47,19 @@ class LoadedAgent:
     # What streams a run still going on a thread, when the agent keeps runs beyond their client
     # (a deployment: deployment.joined_frames); ``None``: a turn ends with its client.
     join: Optional[Callable[..., AsyncIterator[dict]]] = None
+    # The built-in agent's models (builtin.models.BuiltinModels): which agent runs a turn that
+    # names a model, the models on offer, the health of the default one (docs/protocol.md §16).
+    models: Any = None
 
     @property
     def ready(self) -> bool:
         return self.agent is not None
+
+    def turn_agent(self, model: Optional[str] = None) -> TurnAgent:
+        """The agent that runs a turn on ``model`` (``None``: the default one)."""
+        if self.models is not None:
+            return self.models.turn_agent(model)
+        return TurnAgent(self.agent, self.extractors)
 
     def health(self) -> dict:
         """The ``GET health`` / comm ``hello`` fields (docs/protocol.md §6.1)."""
@@ -54,6 +72,8 @@ class LoadedAgent:
         }
         if self.name:
             body["agent_name"] = self.name
+        if self.models is not None and self.ready:
+            self.models.add_health(body)
         return body
 
 
@@ -154,9 +174,14 @@ def _with_checkpointer(graph: Any, checkpointer: Any) -> tuple:
     """
     if checkpointer is None or getattr(graph, "checkpointer", None) is not None:
         return graph, None
+    return graph.copy(update={"checkpointer": checkpointer}), durable_config()
+
+
+def durable_config() -> dict:
+    """The run config that writes every step to a durable checkpointer before the next one."""
     from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 
-    return graph.copy(update={"checkpointer": checkpointer}), {"configurable": {CONFIG_KEY_DURABILITY: "sync"}}
+    return {"configurable": {CONFIG_KEY_DURABILITY: "sync"}}
 
 
 def _as_list(extractors: Any) -> list:

@@ -57,9 +57,11 @@ from tornado import web
 from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
-from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
+from .builtin.catalog import ModelUnavailable, UnknownModel
+from .context import CONTEXT_FIELDS, attached_images, attachments_problem, message_with_context
 from .conversation_handlers import conversation_routes
 from .decisions import decision_shape_problem
+from .graph import LoadedAgent
 from .json_limits import length_problem
 from .panel import DEFAULT_AGENT, AgentPanel
 from .panel_handler import MAX_RESULT_LEN, SETTINGS_KEY, PanelHandler, Rejected, bad_request
@@ -109,6 +111,33 @@ def optional_strings(body: dict, keys: tuple) -> dict:
     return fields
 
 
+def model_of(body: dict) -> Optional[str]:
+    """The turn's model (docs/protocol.md §16.3), or None to use the agent's own."""
+    model = body.get("model")
+    if model is None:
+        return None
+    if not isinstance(model, str) or not model.strip():
+        raise bad_request("model must be a non-empty string ('provider:model')")
+    problem = length_problem("model", model)
+    if problem is not None:
+        raise bad_request(problem)
+    return model
+
+
+async def check_model(host: AgentHost, loaded: LoadedAgent, model: Optional[str]) -> None:
+    """Refuse a turn whose model cannot run, before anything runs (the thread stays as it was)."""
+    if loaded.models is None:
+        if model is not None:
+            raise bad_request(f"Agent {host.name!r} serves its own graph: it offers no choice of model")
+        return
+    try:
+        await loaded.models.check(model)
+    except UnknownModel as exc:
+        raise Rejected(400, "unknown_model", str(exc)) from None
+    except ModelUnavailable as exc:
+        raise Rejected(503, "model_unavailable", str(exc)) from None
+
+
 def decision_list(body: dict) -> list:
     decisions = body.get("decisions", [])
     if not isinstance(decisions, list):
@@ -127,13 +156,22 @@ class TurnHandler(PanelHandler):
     _client_gone = False
 
     async def run_turn(
-        self, host: AgentHost, thread_id: str, message: str, resume: Any = None, join_run: Optional[str] = None
+        self,
+        host: AgentHost,
+        thread_id: str,
+        message: str,
+        resume: Any = None,
+        join_run: Optional[str] = None,
+        model: Optional[str] = None,
+        images: tuple = (),
     ) -> None:
         """Stream one turn; a ``resume`` runs only if it answers the thread's pending interrupt;
-        ``join_run``: stream that run, in flight on the thread, instead."""
+        ``join_run``: stream that run, in flight on the thread, instead; ``model``: the built-in
+        agent's model for it."""
         loaded = await host.loaded_agent()
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
+        await check_model(host, loaded, model)
         if thread_id in host.ending:
             # The client saw the previous turn end and sent the next one (a queued
             # message) while that turn's graph stream was still closing.
@@ -144,7 +182,9 @@ class TurnHandler(PanelHandler):
         self.set_header("Content-Type", "text/event-stream")
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
-        request = TurnRequest(loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run, self.thread_owner)
+        request = TurnRequest(
+            loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run, self.thread_owner, model, images
+        )
         self._sse = SseTurn(self, host.worker, on_end=lambda: host.ending.add(thread_id))
         self._turn = asyncio.create_task(self._sse.run(request))
         host.turns[thread_id] = self._turn
@@ -182,8 +222,8 @@ class ChatHandler(TurnHandler):
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
         """``{message, thread_id, current_directory?, focused_widget?, selected_text?,
-        selection_metadata?, attachments?}`` → SSE; the context fields go into the message text.
-        409 while another turn runs on ``thread_id``."""
+        selection_metadata?, attachments?, model?}`` → SSE; the context fields go into the message
+        text (images go to a model that reads them). 409 while another turn runs on ``thread_id``."""
         try:
             host = self.agent_host(agent)
             body = self.json_body()
@@ -194,7 +234,9 @@ class ChatHandler(TurnHandler):
             if problem is not None:
                 raise bad_request(problem)
             context["attachments"] = body.get("attachments")
-            await self.run_turn(host, thread_id, message_with_context(message, context))
+            text = message_with_context(message, context)
+            model = model_of(body)
+            await self.run_turn(host, thread_id, text, model=model, images=attached_images(context["attachments"]))
         except Rejected as rejected:
             self.reply_rejected(rejected)
 
@@ -203,7 +245,7 @@ class ResumeHandler(TurnHandler):
     @web.authenticated
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
-        """``{thread_id, decisions}`` → SSE; resumes with ``{"decisions": decisions}``
+        """``{thread_id, decisions, model?}`` → SSE; resumes with ``{"decisions": decisions}``
         (``decisions`` defaults to ``[]``). 409 ``busy`` while another turn runs on
         ``thread_id``, 409 ``nothing_pending`` when no interrupt waits on it, 400
         when the decisions do not answer it (the review stays pending)."""
@@ -212,7 +254,7 @@ class ResumeHandler(TurnHandler):
             body = self.json_body()
             thread_id = thread_id_of(body)
             decisions = decision_list(body)
-            await self.run_turn(host, thread_id, "", resume={"decisions": decisions})
+            await self.run_turn(host, thread_id, "", resume={"decisions": decisions}, model=model_of(body))
         except Rejected as rejected:
             self.reply_rejected(rejected)
 
@@ -275,6 +317,19 @@ class HealthHandler(PanelHandler):
         self.finish(json.dumps(loaded.health()))
 
 
+class ModelsHandler(PanelHandler):
+    @web.authenticated
+    @authorized("read")
+    async def get(self, agent: Optional[str] = None) -> None:
+        """The models the agent offers (docs/protocol.md §16.3); none but the built-in agent's."""
+        try:
+            host = self.agent_host(agent)
+        except Rejected as rejected:
+            self.reply_rejected(rejected)
+            return
+        self.finish(json.dumps(await host.model_offers()))
+
+
 class AgentListHandler(PanelHandler):
     @web.authenticated
     @authorized("read")
@@ -309,6 +364,7 @@ def setup_handlers(server_app) -> None:
         "cancel": CancelHandler,
         "join": JoinHandler,
         "health": HealthHandler,
+        "models": ModelsHandler,
         "threads/?": ThreadListHandler,
         r"threads/(?P<thread_id>[^/]+)": ThreadHandler,
         r"threads/(?P<thread_id>[^/]+)/history": ThreadHistoryHandler,

@@ -22,7 +22,7 @@ import hashlib
 import os
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Optional
+from typing import Any, AsyncIterator, Callable, Optional
 from urllib.parse import urlsplit, urlunsplit
 
 SETTING = "AgentPanel.checkpointer_url"
@@ -128,6 +128,10 @@ class AgentMemory:
 
     async def open(self) -> Any:
         """The checkpointer, opened (and its tables created) the first time."""
+        return self.open_now()
+
+    def open_now(self) -> Any:
+        """:meth:`open` for a caller already on the agent's loop, where the checkpointer is used."""
         if self._saver is not None:
             return self._saver
         if self.location is None:
@@ -138,13 +142,13 @@ class AgentMemory:
 
                 self._saver = InMemorySaver()
             elif self.location.kind == "sqlite":
-                await self._open_sqlite()
+                self._open_sqlite()
             else:
-                await self._open_postgres()
+                self._open_postgres()
         except MemoryUnavailable:
             raise
         except Exception as exc:  # noqa: BLE001 - any cause is reported with the location
-            await self.close()
+            self.close_now()
             raise MemoryUnavailable(
                 f"Could not open the agent memory at {self._shown_target()} ({SETTING}): {type(exc).__name__}: {exc}"
             ) from exc
@@ -152,6 +156,9 @@ class AgentMemory:
 
     async def close(self) -> None:
         """Close the connection or pool; the memory can be opened again."""
+        self.close_now()
+
+    def close_now(self) -> None:
         resource, self._resource, self._saver = self._resource, None, None
         if resource is not None:
             resource.close()
@@ -159,7 +166,7 @@ class AgentMemory:
     def _shown_target(self) -> str:
         return self.sqlite_path or self.location.shown
 
-    async def _open_sqlite(self) -> None:
+    def _open_sqlite(self) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
         class InlineSqliteSaver(InlineAsync, SqliteSaver):
@@ -173,7 +180,7 @@ class AgentMemory:
         saver.setup()
         self._saver = saver
 
-    async def _open_postgres(self) -> None:
+    def _open_postgres(self) -> None:
         try:
             from langgraph.checkpoint.postgres import PostgresSaver
             from psycopg import Connection, sql
@@ -205,3 +212,27 @@ class AgentMemory:
         saver = InlinePostgresSaver(self._resource)
         saver.setup()
         self._saver = saver
+
+
+class CheckpointerThreads:
+    """A local agent's threads: its checkpointer's. The built-in agent has two (docs/protocol.md
+    §16), the second opened on first use: ``more`` gives it, on the agent's loop."""
+
+    def __init__(self, checkpointer: Any, more: Optional[Callable[[], Any]] = None):
+        self.checkpointer = checkpointer
+        self._more = more
+        self.kind = f"checkpointer ({type(checkpointer).__name__})"
+
+    def _checkpointers(self) -> list:
+        return [self.checkpointer, *([self._more()] if self._more else [])]
+
+    async def known(self, thread_id: str) -> bool:
+        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+        for checkpointer in self._checkpointers():
+            if await checkpointer.aget_tuple(config) is not None:
+                return True
+        return False
+
+    async def forget(self, thread_id: str) -> None:
+        for checkpointer in self._checkpointers():
+            await checkpointer.adelete_thread(thread_id)

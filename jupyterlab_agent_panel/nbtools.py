@@ -23,6 +23,8 @@ from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic.json_schema import SkipJsonSchema
 
+from .context import MAX_IMAGES, image_problem
+
 NOTEBOOK_TOOL_VERSION = 1
 # The key of the action request that marks a notebook tool call (docs/protocol.md §12.2).
 MARKER_KEY = "jupyterlab_agent_panel"
@@ -408,14 +410,30 @@ def _first_notebook_call(runtime: ToolRuntime) -> Optional[dict]:
 
 
 def _result(runtime: ToolRuntime, spec: _Spec, text: str) -> ToolMessage:
-    """The result as the call's ToolMessage; a refused or failed call has the ``error`` status."""
+    """The result as the call's ToolMessage; a refused or failed call has the ``error`` status.
+
+    A result's images (docs/protocol.md §16.7) are its ``artifact``, which no model is sent: a graph
+    whose model reads images moves them into what it sends (the built-in agent does).
+    """
     try:
-        status = json.loads(text).get("status")
-    except (ValueError, AttributeError):
-        status = None  # not a JSON object: a person typed it (a client unaware of docs/protocol.md §12)
-    failed = status in ("error", "rejected")
+        result = json.loads(text)
+    except ValueError:
+        result = None  # not JSON: a person typed it (a client unaware of docs/protocol.md §12)
+    if not isinstance(result, dict):
+        result = {}
+    failed = result.get("status") in ("error", "rejected")
+    artifact = None
+    if "images" in result:
+        images = result.pop("images")
+        kept = [image for image in images if image_problem(image) is None] if isinstance(images, list) else []
+        artifact = {"images": kept[:MAX_IMAGES]}
+        text = json.dumps(result, ensure_ascii=False)
     return ToolMessage(
-        content=text, tool_call_id=runtime.tool_call_id, name=spec.name, status="error" if failed else "success"
+        content=text,
+        artifact=artifact,
+        tool_call_id=runtime.tool_call_id,
+        name=spec.name,
+        status="error" if failed else "success",
     )
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from typing import Any, Optional
 
 from jupyter_core.paths import jupyter_data_dir
@@ -10,6 +11,11 @@ from traitlets import Dict, Float, Int, List, Unicode, default, validate
 from traitlets.config import LoggingConfigurable
 
 from .agent_host import AgentHost
+from .builtin.catalog import ModelCatalog
+from .builtin.credentials import Credentials
+from .builtin.host import BuiltinAgentHost
+from .builtin.mcp import mcp_entry
+from .builtin.providers import ModelOptions, ModelRef
 from .conversation_store import ConversationStore
 from .deployment import DeploymentHost, deployment_entry
 from .graph import SPEC_ENV
@@ -17,6 +23,9 @@ from .json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
 from .memory import AgentMemory, memory_location
 
 DEFAULT_AGENT = "default"
+MODEL_ENV = "AGENT_PANEL_MODEL"
+# Where the built-in agent's models keep their threads: not an agent name (no '+' in those).
+MODELS_MEMORY = "default+models"
 DEFAULT_MAX_CONVERSATION_BYTES = 256 * 1024 * 1024
 AGENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 AGENT_ENTRY_KEYS = {"spec", "extractors"}
@@ -41,7 +50,46 @@ class AgentPanel(LoggingConfigurable):
         help=(
             "The LangGraph graph to serve, as 'module:attr' or 'path/to/file.py:attr' "
             "(relative to the server's root directory). Empty: $" + SPEC_ENV + ", "
-            "else the keyless demo 'langstage_core.demo.tools:graph'."
+            "else the built-in agent (AgentPanel.model)."
+        ),
+    )
+    model = Unicode(
+        "",
+        config=True,
+        help=(
+            "The built-in agent's model, as LangChain's init_chat_model names it: 'provider:model' "
+            "(e.g. 'openai:gpt-4.1-mini', 'anthropic:claude-sonnet-4-5'). Empty: $" + MODEL_ENV + ", else "
+            "none: the keyless demo answers until a conversation picks a model. Keys and endpoints come "
+            "from the provider's environment variables (OPENAI_API_KEY, OPENAI_BASE_URL, ...), in the "
+            "server's environment or a .env file in its root directory."
+        ),
+    )
+    models = List(
+        Unicode(),
+        config=True,
+        help="More models the built-in agent offers in the panel's model picker ('provider:model' each).",
+    )
+    vision_models = List(
+        Unicode(),
+        config=True,
+        help=(
+            "Models that read images although LangChain's model profiles do not say so (a local "
+            "vision model): 'provider:model' patterns, '*' for any characters (e.g. 'openai:llava*')."
+        ),
+    )
+    model_timeout_seconds = Float(
+        120.0, config=True, help="How long the built-in agent waits for one answer of its model, in seconds."
+    )
+    model_max_retries = Int(
+        2, config=True, help="How often the built-in agent's model client retries a failed call (429, 5xx)."
+    )
+    mcp_servers = Dict(
+        config=True,
+        help=(
+            "MCP servers whose tools the built-in agent gets: a name to a connection as "
+            "langchain-mcp-adapters' MultiServerMCPClient takes it ({'transport': 'stdio', 'command': ..., "
+            "'args': [...]}, {'transport': 'streamable_http', 'url': ...}), plus 'review': true to review "
+            "each call of that server's tools. A server that fails is named in the agent's health and left out."
         ),
     )
     extractors = List(
@@ -146,7 +194,21 @@ class AgentPanel(LoggingConfigurable):
                 log=self.log,
             )
 
-        self.default = make_host(DEFAULT_AGENT, self.agent_spec or None, self.extractors)
+        if self.agent_spec:
+            self.default = make_host(DEFAULT_AGENT, self.agent_spec or None, self.extractors)
+        else:
+            self.default = BuiltinAgentHost(
+                DEFAULT_AGENT,
+                self.extractors,
+                AgentMemory(location, DEFAULT_AGENT, problem),
+                AgentMemory(location, MODELS_MEMORY, problem),
+                self._catalog(base_dir),
+                self.mcp_servers,
+                base_dir=base_dir,
+                load_timeout=self.load_timeout_seconds,
+                load_retry=self.load_retry_seconds,
+                log=self.log,
+            )
         # Read once: agents configured after the server started are not served.
         builtin = {name: e for name, e in BUILTIN_AGENTS.items() if name not in self.agents}
         agents = {**self.agents, **builtin}
@@ -165,6 +227,23 @@ class AgentPanel(LoggingConfigurable):
                 log=self.log,
             )
         self.conversations = ConversationStore(os.path.expanduser(self.conversations_db))
+
+    def _catalog(self, base_dir: Optional[str]) -> ModelCatalog:
+        """The built-in agent's models: the configured names that are model names (others are logged)."""
+        credentials = Credentials(Path(base_dir) / ".env" if base_dir else None)
+        options = ModelOptions(timeout=self.model_timeout_seconds, max_retries=self.model_max_retries)
+        default = self._model_ref("AgentPanel.model", self.model or os.environ.get(MODEL_ENV, ""))
+        more = [self._model_ref("AgentPanel.models", text) for text in self.models]
+        return ModelCatalog(default, [ref for ref in more if ref], credentials, options, self.vision_models)
+
+    def _model_ref(self, setting: str, text: str) -> Optional[ModelRef]:
+        if not text.strip():
+            return None
+        try:
+            return ModelRef.parse(text)
+        except ValueError as exc:
+            self.log.error("%s: left out: %s", setting, exc)
+            return None
 
     def host(self, name: Optional[str] = None) -> Optional[AgentHost]:
         """The named agent's host (the default one for ``None``), or ``None`` if unknown."""
@@ -195,6 +274,17 @@ class AgentPanel(LoggingConfigurable):
                 valid[name] = deployment_entry(entry)
             except ValueError as exc:
                 self.log.error("AgentPanel.deployments: left out %r: %s", name, exc)
+        return valid
+
+    @validate("mcp_servers")
+    def _valid_mcp_servers(self, proposal) -> dict:
+        """Each entry a connection; invalid ones are logged and left out."""
+        valid = {}
+        for name, entry in proposal["value"].items():
+            try:
+                valid[name] = mcp_entry(name, entry)
+            except ValueError as exc:
+                self.log.error("AgentPanel.mcp_servers: left out %r: %s", name, exc)
         return valid
 
     @validate("agents")

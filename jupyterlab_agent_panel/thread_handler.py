@@ -24,7 +24,9 @@ from tornado import web
 from .agent_host import AgentHost
 from .conversation_update import rename_of
 from .deployment import DeploymentHost
+from .graph import LoadedAgent
 from .json_limits import length_problem
+from .memory import CheckpointerThreads
 from .panel_handler import MAX_RESULT_LEN, PanelHandler, Rejected, bad_request
 
 # How long a delete waits for the turn it stopped to end.
@@ -48,7 +50,7 @@ class ThreadRoute(PanelHandler):
         loaded = await host.loaded_agent()
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
-        return host, threads_of(loaded.agent)
+        return host, threads_of(loaded)
 
 
 class ThreadHandler(ThreadRoute):
@@ -159,24 +161,13 @@ def not_yours(deployment: Any, thread_id: str) -> Rejected:
     return Rejected(404, "not_found", f"{deployment.kind} has no thread {thread_id!r} of yours")
 
 
-class CheckpointerThreads:
-    """A local graph's threads: its checkpointer's."""
-
-    def __init__(self, checkpointer: Any):
-        self.checkpointer = checkpointer
-        self.kind = f"checkpointer ({type(checkpointer).__name__})"
-
-    async def known(self, thread_id: str) -> bool:
-        config = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
-        return await self.checkpointer.aget_tuple(config) is not None
-
-    async def forget(self, thread_id: str) -> None:
-        await self.checkpointer.adelete_thread(thread_id)
-
-
-def threads_of(agent: Any) -> Any:
-    """What keeps ``agent``'s threads: a deployment itself, a graph its checkpointer, or ``None``."""
+def threads_of(loaded: LoadedAgent) -> Any:
+    """What keeps an agent's threads: a deployment itself, the built-in agent's or a graph's
+    checkpointers, or ``None``."""
+    agent = loaded.agent
     if hasattr(agent, "known") and hasattr(agent, "forget"):
         return agent
+    if loaded.models is not None:
+        return loaded.models.threads
     checkpointer = getattr(getattr(agent, "graph", None), "checkpointer", None)
     return CheckpointerThreads(checkpointer) if checkpointer else None

@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Optional
 
 from .decisions import pending_problem
-from .graph import NOTHING_PENDING, LoadedAgent, pending_interrupts
+from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
+from .usage import TurnUsage, with_callbacks
 
 TERMINAL_STATUSES = frozenset({"complete", "error", "cancelled"})
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
+# How langstage-core words a raised exception in its error frame; a model's failure already says it all.
+MODEL_FAILURE_PREFIX = "ModelFailure: "
 NO_TERMINAL_FRAME = {"status": "error", "error": "the graph's stream ended without a terminal frame"}
 
 
@@ -47,6 +50,11 @@ class TurnRequest:
     max_result_len: int = 500
     join_run: Optional[str] = None  # the run in flight this request streams, rather than a new turn
     owner: str = ""  # who asked: a deployment's new thread is theirs (docs/protocol.md §15.5)
+    model: Optional[str] = None  # the built-in agent's model for this turn (docs/protocol.md §16.3)
+    images: tuple = ()  # attached images, {"mime_type", "data"}, for a model that reads them (§16.7)
+
+    def turn_agent(self) -> TurnAgent:
+        return self.loaded.turn_agent(self.model)
 
     async def refusal(self) -> Optional[Refusal]:
         """Why this turn may not run, or ``None``: only a resume can be refused.
@@ -57,7 +65,7 @@ class TurnRequest:
         """
         if self.resume is None:
             return None
-        pending = await pending_interrupts(self.loaded.agent, self.thread_id)
+        pending = await pending_interrupts(self.turn_agent().agent, self.thread_id)
         if pending is None:
             return None
         if not pending:
@@ -83,7 +91,35 @@ class TurnRequest:
             return self.loaded.stream(self.loaded.agent, self.message, self.thread_id, owner=self.owner, **options)
         from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
 
-        return iter_chunk_frames(self.loaded.agent, self.message, self.thread_id, **options)
+        chosen = self.turn_agent()
+        usage = TurnUsage()
+        options["extractors"] = chosen.extractors
+        message = with_images(self.message, self.images) if chosen.takes_images and self.images else self.message
+        frames = iter_chunk_frames(with_callbacks(chosen.agent, [usage]), message, self.thread_id, **options)
+        return _with_usage(frames, usage)
+
+
+def with_images(message: str, images: tuple) -> list:
+    """The user message as text and image parts (ag-ui-protocol's), for a model that reads images."""
+    parts: list = [{"type": "text", "text": message}]
+    for image in images:
+        source = {"type": "data", "value": image["data"], "mime_type": image["mime_type"]}
+        parts.append({"type": "image", "source": source})
+    return parts
+
+
+async def _with_usage(frames: AsyncGenerator[dict, None], usage: TurnUsage) -> AsyncGenerator[dict, None]:
+    """``frames`` with the turn's ``usage`` frame before its terminal frame (docs/protocol.md §16.4)."""
+    async with aclosing(frames):
+        async for frame in frames:
+            if frame.get("status") in TERMINAL_STATUSES:
+                used = usage.frame()
+                if used is not None:
+                    yield used
+                error = frame.get("error")
+                if isinstance(error, str) and error.startswith(MODEL_FAILURE_PREFIX):
+                    frame = {**frame, "error": error[len(MODEL_FAILURE_PREFIX) :]}
+            yield frame
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from helpers import assert_one_terminal_last, parse_sse, text_of
 
 
 async def test_health_reports_the_demo_agent(jp_fetch):
+    # With no graph and no model configured, the built-in agent is the keyless demo (docs/protocol.md §16).
     response = await jp_fetch("agent-panel", "health")
 
     assert response.headers["Content-Type"] == "application/json"
@@ -20,9 +21,11 @@ async def test_health_reports_the_demo_agent(jp_fetch):
         "status": "healthy",
         "agent_loaded": True,
         "ready": True,
-        "message": "Agent ready: Tool Demo Agent",
+        "message": "Keyless demo agent ready: no model is configured (AgentPanel.model)",
         "spec": "langstage_core.demo.tools:graph",
         "agent_name": "Tool Demo Agent",
+        "model_choice": True,
+        "model": None,
     }
 
 

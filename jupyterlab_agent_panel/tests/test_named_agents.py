@@ -84,7 +84,8 @@ class TestNamedAgents:
                     "spec": DEMO_SPEC,
                     "ready": True,
                     "status": "healthy",
-                    "message": "Agent ready: Tool Demo Agent",
+                    # The built-in agent with no model configured (docs/protocol.md §16).
+                    "message": "Keyless demo agent ready: no model is configured (AgentPanel.model)",
                     "agent_name": "Tool Demo Agent",
                 },
                 {
