@@ -56,7 +56,12 @@ def _create_tables(connection: sqlite3.Connection) -> None:
     connection.execute("CREATE INDEX entries_in_order ON entries (owner, conversation_id, position)")
 
 
-MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_create_tables]
+def _add_model(connection: sqlite3.Connection) -> None:
+    """Version 2: the model a conversation chose (docs/protocol.md §16.3); NULL, its endpoint's default."""
+    connection.execute("ALTER TABLE conversations ADD COLUMN model TEXT")
+
+
+MIGRATIONS: list[Callable[[sqlite3.Connection], None]] = [_create_tables, _add_model]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

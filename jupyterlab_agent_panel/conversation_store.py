@@ -21,10 +21,12 @@ from typing import Any, Callable, Optional
 from .conversation_schema import StoreUnavailable, open_database, read_transaction, write_transaction
 
 SUMMARY_COLUMNS = (
-    "id, title, thread_id, endpoint_name, status, created_at, updated_at, revision,"
+    "id, title, thread_id, endpoint_name, model, status, created_at, updated_at, revision,"
     " (SELECT COUNT(*) FROM entries e WHERE e.owner = c.owner AND e.conversation_id = c.id)"
 )
-SUMMARY_KEYS = ("id", "title", "threadId", "endpointName", "status", "createdAt", "updatedAt", "revision", "entryCount")
+SUMMARY_KEYS = (
+    "id", "title", "threadId", "endpointName", "model", "status", "createdAt", "updatedAt", "revision", "entryCount"
+)
 NEWEST_FIRST = "ORDER BY updated_at DESC, created_at DESC, id"
 MATCHES = (
     "(folded_contains(c.title, :plain, :escaped) OR EXISTS (SELECT 1 FROM entries e"
@@ -36,8 +38,8 @@ LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 @dataclass
 class Update:
     """A checked ``PUT`` body (docs/protocol.md §13.3). ``columns`` holds the stored fields it
-    sets (``thread_id``, ``endpoint_name``, ``status``, and ``title``, ``transport_memory``,
-    ``queue`` when given); the last two as parsed JSON."""
+    sets (``thread_id``, ``endpoint_name``, ``status``, and ``title``, ``model``,
+    ``transport_memory``, ``queue`` when given); the last two as parsed JSON."""
 
     columns: dict
     entries: list = field(default_factory=list)  # [(key, entry), ...]

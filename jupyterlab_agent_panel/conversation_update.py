@@ -15,7 +15,7 @@ from .panel_handler import bad_request
 CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STATUSES = ("idle", "running", "review")
 REQUIRED = ("threadId", "endpointName", "status")
-OPTIONAL = ("title", "entries", "removedKeys", "transportMemory", "queue")
+OPTIONAL = ("title", "model", "entries", "removedKeys", "transportMemory", "queue")
 MAX_QUERY_CHARS = 1000
 SHOWN_CHARS = 80
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}
@@ -113,6 +113,8 @@ def update_of(body: dict) -> Update:
     columns["status"] = status
     if "title" in body:
         columns["title"] = title_of(body)
+    if "model" in body:
+        columns["model"] = _model_of(body["model"])
     if "transportMemory" in body:
         memory = body["transportMemory"]
         if memory is not None and not isinstance(memory, dict):
@@ -125,6 +127,15 @@ def update_of(body: dict) -> Update:
     entries = _entries(body.get("entries", []))
     removed = _removed_keys(body.get("removedKeys", []))
     return Update(columns, entries, removed)
+
+
+def _model_of(value: Any) -> Optional[str]:
+    """The model the conversation chose, or ``None`` for its endpoint's default."""
+    if value is not None and not isinstance(value, str):
+        raise bad_request(f"model must be a string or null, not {json_type(value)}")
+    if value == "":
+        raise bad_request("model must not be empty (null is the endpoint's default model)")
+    return None if value is None else _text("model", value)
 
 
 def _value_shown(value: Any) -> str:

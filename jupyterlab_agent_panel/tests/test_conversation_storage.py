@@ -72,7 +72,7 @@ class TestSchema:
 
         assert await store_at(path).summaries("") == []
 
-        assert pragma(path, "user_version") == SCHEMA_VERSION == 1
+        assert pragma(path, "user_version") == SCHEMA_VERSION == 2
         assert pragma(path, "journal_mode") == "wal"
         assert tables(path) == {"conversations", "entries"}
 
@@ -107,7 +107,7 @@ class TestSchema:
         assert pragma(path, "user_version") == SCHEMA_VERSION
 
     async def test_each_later_step_runs_once_in_order(self, tmp_path, store_at, monkeypatch):
-        path = tmp_path / "v1.sqlite"
+        path = tmp_path / "current.sqlite"
         written = store_at(path)
         await written.put("", "c", entries_update("a"))
         written.close()
@@ -118,14 +118,34 @@ class TestSchema:
             connection.execute("ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0")
 
         monkeypatch.setattr(conversation_schema, "MIGRATIONS", [*conversation_schema.MIGRATIONS, add_pins])
-        monkeypatch.setattr(conversation_schema, "SCHEMA_VERSION", 2)
+        monkeypatch.setattr(conversation_schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
         await store_at(path).summaries("")
         await store_at(path).summaries("")  # the migrated file: no step runs again
 
-        assert ran == [1]
-        assert pragma(path, "user_version") == 2
+        assert ran == [SCHEMA_VERSION]
+        assert pragma(path, "user_version") == SCHEMA_VERSION + 1
         with sqlite3.connect(path) as connection:
             assert connection.execute("SELECT id, pinned FROM conversations").fetchall() == [("c", 0)]
+
+    async def test_a_version_1_database_gets_the_model_column_and_keeps_its_conversations(self, tmp_path, store_at):
+        path = tmp_path / "v1.sqlite"
+        with sqlite3.connect(path) as connection:
+            conversation_schema.MIGRATIONS[0](connection)
+            connection.execute(
+                "INSERT INTO conversations (owner, id, title, thread_id, endpoint_name, status, created_at,"
+                " updated_at, revision) VALUES ('', 'old', 'Before models', 't', 'Local', 'idle', 1, 2, 1)"
+            )
+            connection.execute("PRAGMA user_version = 1")
+        store = store_at(path)
+
+        [summary] = await store.summaries("")
+        old = json.loads(await store.conversation_json("", "old"))
+        await store.put("", "old", Update({**REQUIRED, "model": "openai:gpt-4.1-mini"}))
+
+        assert pragma(path, "user_version") == SCHEMA_VERSION
+        assert (summary["title"], summary["endpointName"], summary["model"]) == ("Before models", "Local", None)
+        assert old["model"] is None and old["entries"] == []
+        assert json.loads(await store.conversation_json("", "old"))["model"] == "openai:gpt-4.1-mini"
 
     @pytest.mark.parametrize("operation", ["list", "save"])
     async def test_a_database_of_a_newer_schema_is_refused_and_left_unchanged(self, tmp_path, store_at, operation):

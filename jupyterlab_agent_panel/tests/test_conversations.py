@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 from jupyter_server.auth.identity import IdentityProvider, User
 
-SUMMARY_KEYS = {"id", "title", "threadId", "endpointName", "status", "createdAt", "updatedAt", "revision", "entryCount"}
+SUMMARY_KEYS = {
+    "id", "title", "threadId", "endpointName", "model", "status", "createdAt", "updatedAt", "revision", "entryCount"
+}
 
 
 def update(**fields) -> dict:
@@ -66,6 +68,7 @@ async def test_a_saved_conversation_is_listed_and_opened_whole(conversations):
         "title": "Plot the data",
         "threadId": "th-42",
         "endpointName": "Local agent",
+        "model": None,
         "status": "review",
         "createdAt": summary["createdAt"],
         "updatedAt": first["updatedAt"],
@@ -133,6 +136,21 @@ async def test_omitted_optional_fields_keep_their_value_and_null_clears_the_memo
     assert (kept["status"], kept["endpointName"]) == ("running", "E")
     assert (cleared["title"], cleared["transportMemory"], cleared["queue"]) == ("", None, [])
     assert (cleared["status"], cleared["endpointName"]) == ("idle", None)
+
+
+async def test_the_chosen_model_is_saved_listed_kept_when_omitted_and_cleared_by_null(conversations):
+    await saved(conversations, "c", update(model="openai:gpt-4.1-mini", entries=[entry("a")]))
+    chosen = await opened(conversations, "c")
+    [listed_chosen] = await listed(conversations)
+    await saved(conversations, "c", update(status="running", entries=[entry("b")]))
+    kept = await opened(conversations, "c")
+    await saved(conversations, "c", update(model=None))
+
+    cleared = await opened(conversations, "c")
+
+    assert chosen["model"] == listed_chosen["model"] == "openai:gpt-4.1-mini"
+    assert kept["model"] == "openai:gpt-4.1-mini" and keys_of(kept) == ["a", "b"]
+    assert cleared["model"] is None and (await listed(conversations))[0]["model"] is None
 
 
 async def test_the_store_keeps_entries_exactly_as_sent(conversations):

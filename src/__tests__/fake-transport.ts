@@ -1,5 +1,6 @@
 /** A transport the test drives frame by frame, and frame builders. */
 import { nullTranslator } from '@jupyterlab/translation';
+import type { IModelOffer } from '../contracts/models';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 import { decodeFrame } from '../wire/frames';
@@ -64,4 +65,49 @@ export class FakeTransport implements IAgentTransport {
   }
 
   private _isDisposed = false;
+}
+
+/** A fake transport of an endpoint that offers models (docs/protocol.md §16.3). */
+export class FakeModelsTransport extends FakeTransport {
+  constructor(public offer: IModelOffer | Error) {
+    super();
+  }
+
+  /** How many times it was asked. */
+  asked = 0;
+
+  async listModels(): Promise<IModelOffer> {
+    this.asked += 1;
+    if (this.offer instanceof Error) {
+      throw this.offer;
+    }
+    // Each answer is an object of its own, as read from HTTP.
+    return JSON.parse(JSON.stringify(this.offer));
+  }
+}
+
+/** An offer of the built-in agent: `models` (usable unless a reason is given). */
+export function offerOf(
+  defaultModel: string | null,
+  models: (string | [string, string])[],
+  problems: string[] = []
+): IModelOffer {
+  return {
+    choosable: true,
+    defaultModel,
+    models: models.map(model => {
+      const [id, reason] = typeof model === 'string' ? [model, null] : model;
+      const [provider, name] = id.split(':');
+      return {
+        id,
+        provider,
+        name,
+        usable: reason === null,
+        reason,
+        vision: false,
+        source: 'configured'
+      };
+    }),
+    problems
+  };
 }

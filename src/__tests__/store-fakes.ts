@@ -52,6 +52,7 @@ export class FakeConversationStore implements IConversationStore {
       title: '',
       threadId: update.threadId,
       endpointName: null,
+      model: null,
       status: 'idle',
       createdAt: now,
       updatedAt: now,
@@ -66,6 +67,9 @@ export class FakeConversationStore implements IConversationStore {
     row.status = update.status;
     if (update.title !== undefined) {
       row.title = update.title;
+    }
+    if (update.model !== undefined) {
+      row.model = update.model;
     }
     for (const entry of update.entries ?? []) {
       const index = row.entries.findIndex(e => e.key === entry.key);
@@ -124,10 +128,11 @@ export class FakeConversationStore implements IConversationStore {
 }
 
 function summaryOf(row: IStoredConversation): IConversationSummary {
-  const { entries, transportMemory, queue, ...summary } = row;
+  const { entries, transportMemory, queue, model, ...summary } = row;
   void entries;
   void transportMemory;
   void queue;
+  void model;
   return { ...summary };
 }
 

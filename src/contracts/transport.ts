@@ -5,6 +5,7 @@
 import type { IDisposable } from '@lumino/disposable';
 import type { ISignal } from '@lumino/signaling';
 import type { JsonObject } from '../wire/json';
+import type { IModelOffer } from './models';
 import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 
 export type HealthState = 'healthy' | 'needs_setup' | 'unreachable';
@@ -14,6 +15,13 @@ export interface IHealthReport {
   /** A sentence for the user: why it is not healthy, or the agent's name. */
   message: string;
   agentName: string | null;
+  /**
+   * Whether the endpoint lets a conversation choose its model, when its
+   * health answer says (docs/protocol.md §16.3); absent when it says nothing.
+   */
+  modelChoice?: boolean;
+  /** Its default model then (null: the keyless demo). */
+  defaultModel?: string | null;
 }
 
 /** A run on a followed thread that this panel did not start. */
@@ -51,6 +59,13 @@ export interface IAgentTransport extends IDisposable {
    * telling (the kernel comm) provide it.
    */
   threadMemory?(thread: IThreadRef): Promise<boolean | null>;
+  /**
+   * The models a conversation may choose (`TurnRequest.model`); an endpoint
+   * without the route offers none (`NO_MODEL_CHOICE`). Throws when the
+   * endpoint cannot be asked or its answer cannot be read. Only transports
+   * whose endpoints may offer models (the chunk wire) provide it.
+   */
+  listModels?(): Promise<IModelOffer>;
 }
 
 /** A conversation's thread, as a transport checks its memory. */

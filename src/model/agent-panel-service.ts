@@ -36,6 +36,7 @@ import { ComposerContext } from './conversation/composer-context';
 import { InterruptHandlers } from './conversation/interrupt-handlers';
 import { HealthMonitor } from './connection/health-monitor';
 import type { MessageQueue } from './conversation/message-queue';
+import { ModelChoice } from './conversation/model-choice';
 import { PlanTracker } from './conversation/plan';
 import { ConversationSession } from './library/session';
 
@@ -80,6 +81,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this._bindModel(model);
     this.plan = new PlanTracker(model, this._trans);
     this._interrupts = new InterruptHandlers(model);
+    this.modelChoice = new ModelChoice(this, this._trans);
   }
 
   readonly plan: PlanTracker;
@@ -90,6 +92,8 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   readonly clientTools: ClientToolRegistry;
   readonly composerContext = new ComposerContext();
   readonly changeReviews: ChangeReviews;
+  /** The models the conversation's endpoint offers, and its choice. */
+  readonly modelChoice: ModelChoice;
 
   /** The conversation shown in the panel. */
   get current(): ConversationSession {
@@ -341,6 +345,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this._isDisposed = true;
     this._unbindModel(this.model);
     this.plan.dispose();
+    this.modelChoice.dispose();
     this._interrupts.dispose();
     this.changeReviews.dispose();
     this.composerContext.dispose();

@@ -29,9 +29,11 @@ import { MentionInput } from './composer/mention-input';
 import { ConnectionReportView } from './header/connection-report';
 import { EndpointPicker } from './header/endpoint-picker';
 import { HealthIndicator } from './header/health-indicator';
+import { ModelPicker } from './header/model-picker';
 import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
+import { DemoAgentHint } from './transcript/demo-agent-hint';
 import { TranscriptView } from './transcript/transcript';
 import { WorkingIndicator } from './composer/working-indicator';
 import { ConversationListView } from './library/conversation-list';
@@ -46,8 +48,8 @@ export interface IChatPanelOptions {
 }
 
 /**
- * The side panel: toolbar (endpoint picker and address, health, test
- * connection, new conversation), the last connection test's report, the
+ * The side panel: toolbar (endpoint and model pickers, address, health,
+ * test connection, new conversation), the last connection test's report, the
  * agent's plan pinned on top, the transcript with "Jump to latest", the
  * working indicator, the message queue, the context chips and the composer,
  * around one chat model. Views emit intents; the model acts on them.
@@ -68,6 +70,10 @@ export class ChatPanel extends SidePanel {
     this.addClass('jp-AgentPanel');
 
     this.toolbar.addItem('endpoint-picker', new EndpointPicker(service, trans));
+    this.toolbar.addItem(
+      'model-picker',
+      new ModelPicker(service.modelChoice, trans)
+    );
     this._endpointLabel = new Widget({ node: document.createElement('span') });
     this._endpointLabel.addClass('jp-AgentPanel-endpoint');
     // Toolbar items are flex boxes, where no ellipsis shows: the text gets its own box.
@@ -226,7 +232,10 @@ export class ChatPanel extends SidePanel {
     this._onConnection();
   }
 
-  /** Build the views of one conversation: transcript, working, queue, notice. */
+  /**
+   * Build the views of one conversation: transcript, working, queue,
+   * notice, and the demo agent's hint while it is empty.
+   */
   private _bind(session: ConversationSession): void {
     const model = session.model;
     const trans = this._bundle;
@@ -238,6 +247,9 @@ export class ChatPanel extends SidePanel {
     this._queueSlot.addWidget(new QueueView(session.queue, trans));
     this._noticeSlot.addWidget(
       new ConversationNotice(session, this._library, trans)
+    );
+    this._noticeSlot.addWidget(
+      new DemoAgentHint(model, this._service.modelChoice, trans)
     );
     this._announcer = new TurnAnnouncer(model, trans);
     this._announcerSlot.addWidget(new Widget({ node: this._announcer.node }));

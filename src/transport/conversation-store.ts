@@ -6,6 +6,7 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
+import { isModelId } from '../contracts/models';
 import { isHighSurrogate } from '../wire/context';
 import { isObject, type JsonObject } from '../wire/json';
 import { answerError, finiteNumber, jsonAnswer } from './json-answer';
@@ -30,6 +31,8 @@ export interface IConversationSummary {
 
 /** A whole stored conversation. */
 export interface IStoredConversation extends IConversationSummary {
+  /** The model it chose; null: its endpoint's default (docs/protocol.md §13.2). */
+  model: string | null;
   entries: JsonObject[];
   transportMemory: JsonObject | null;
   queue: unknown[];
@@ -41,6 +44,7 @@ export interface IConversationUpdate {
   endpointName: string | null;
   status: ConversationStatus;
   title?: string;
+  model?: string | null;
   entries?: JsonObject[];
   removedKeys?: string[];
   transportMemory?: JsonObject | null;
@@ -113,6 +117,7 @@ export class ConversationStoreClient implements IConversationStore {
     }
     return {
       ...summary,
+      model: isModelId(record.model) ? record.model : null,
       entries: record.entries as JsonObject[],
       transportMemory: isObject(record.transportMemory)
         ? record.transportMemory

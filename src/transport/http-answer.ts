@@ -5,6 +5,7 @@
  * connection" (`model/connection/http-verdict.ts`).
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
+import { isModelId } from '../contracts/models';
 import { isObject, type JsonObject } from '../wire/json';
 import type { FetchLike } from './types';
 
@@ -87,12 +88,19 @@ export async function fetchHealth(
   return body;
 }
 
-/** chunk-wire `GET health`: `{"ready", "message"?, "agent_name"?, …}`. */
+/**
+ * chunk-wire `GET health`: `{"ready", "message"?, "agent_name"?,
+ * "model_choice"?, "model"?, …}` (docs/protocol.md §6.1, §16.3).
+ */
 export interface IChunkWireHealth {
   /** `ready` when it is a boolean: else this is no chunk-wire health. */
   ready: boolean | null;
   message: string | null;
   agentName: string | null;
+  /** `model_choice` is true: a conversation may choose its model. */
+  modelChoice: boolean;
+  /** `model`, the default model, when it is a model id. */
+  defaultModel: string | null;
 }
 
 /** The health answer of a chunk-wire API; null when the body is not JSON. */
@@ -101,11 +109,13 @@ export function readChunkWireHealth(body: string): IChunkWireHealth | null {
   if (!fields) {
     return null;
   }
-  const { ready, message, agent_name } = fields;
+  const { ready, message, agent_name, model_choice, model } = fields;
   return {
     ready: typeof ready === 'boolean' ? ready : null,
     message: typeof message === 'string' ? message : null,
-    agentName: typeof agent_name === 'string' ? agent_name : null
+    agentName: typeof agent_name === 'string' ? agent_name : null,
+    modelChoice: model_choice === true,
+    defaultModel: isModelId(model) ? model : null
   };
 }
 
@@ -142,7 +152,7 @@ export function readAguiHealth(body: string): IAguiHealth | null {
 const NOT_AN_OBJECT: JsonObject = Object.freeze({});
 
 /** A JSON body's fields (`NOT_AN_OBJECT` for a list, …); null when not JSON. */
-function jsonFields(body: string): JsonObject | null {
+export function jsonFields(body: string): JsonObject | null {
   let json: unknown;
   try {
     json = JSON.parse(body);

@@ -3,6 +3,7 @@ import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../contracts/settings';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
+import { type IModelOffer, NO_MODEL_CHOICE } from '../contracts/models';
 import type {
   IAgentTransport,
   IForeignRun,
@@ -21,6 +22,7 @@ import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
 import { httpEndpoint } from './endpoint';
 import { sinkOutput } from './frame-output';
 import { excerpt, fetchHealth, readChunkWireHealth } from './http-answer';
+import { readModelOffer } from './model-offer';
 import { SseTurn, type SseEndpoint } from './sse-turn';
 import { type ChunkWireRequest, refusedTurn, TurnSet } from './turn-set';
 
@@ -36,7 +38,8 @@ export interface IHttpTransportOptions extends SseEndpoint {
  * The LangStage Jupyter HTTP convention (docs/protocol.md §6): `POST chat` /
  * `resume` answer with server-sent chunk-wire frames, `POST cancel` stops a
  * turn, `GET health` says whether an agent is loaded; `POST join` streams a
- * run still going on a thread (an Agent Server deployment's, after a reload).
+ * run still going on a thread (an Agent Server deployment's, after a reload);
+ * `GET models` lists the models a conversation may choose (docs/protocol.md §16.3).
  */
 export class ChunkWireHttpTransport implements IAgentTransport {
   constructor(private readonly _options: IHttpTransportOptions) {
@@ -122,8 +125,25 @@ export class ChunkWireHttpTransport implements IAgentTransport {
       state: ready ? 'healthy' : 'needs_setup',
       message:
         health.message ?? (ready ? trans.__('ready') : trans.__('not ready')),
-      agentName: health.agentName
+      agentName: health.agentName,
+      ...(health.modelChoice
+        ? { modelChoice: true, defaultModel: health.defaultModel }
+        : {})
     };
+  }
+
+  /** `GET models`; a 404 or an answer that is not JSON offers no choice. */
+  async listModels(): Promise<IModelOffer> {
+    const url = URLExt.join(this._options.baseUrl, 'models');
+    const body = await fetchHealth(
+      this._options.fetch,
+      url,
+      this._trans,
+      [404]
+    );
+    return body === null
+      ? NO_MODEL_CHOICE
+      : readModelOffer(body, url, this._trans);
   }
 
   dispose(): void {
@@ -218,13 +238,15 @@ class ChunkWireTurn implements ITurnHandle {
 }
 
 function requestBody(request: ChunkWireRequest): unknown {
+  const model = request.model === undefined ? {} : { model: request.model };
   return request.kind === 'chat'
     ? {
         message: request.message,
         thread_id: request.threadId,
-        ...chunkWireContext(request.context)
+        ...chunkWireContext(request.context),
+        ...model
       }
-    : { thread_id: request.threadId, decisions: request.decisions };
+    : { thread_id: request.threadId, decisions: request.decisions, ...model };
 }
 
 /** A 409 `nothing_pending` (this project's server): the review was answered elsewhere. */

@@ -87,6 +87,11 @@ interface ITurnRequestBase {
    * before anything else of this request.
    */
   toolResults?: IClientToolResult[];
+  /**
+   * The model the conversation chose (docs/protocol.md §16.3); absent: the
+   * endpoint's default.
+   */
+  model?: string;
 }
 
 /** What the panel asks a transport to run. */

@@ -11,6 +11,9 @@ export interface IHealthStatus {
   /** Why it is not healthy (or the agent's greeting); empty while checking. */
   message: string;
   agentName: string | null;
+  /** What the answer said of the endpoint's models (`IHealthReport`). */
+  modelChoice?: boolean;
+  defaultModel?: string | null;
 }
 
 export interface IHealthMonitorOptions {
@@ -125,10 +128,12 @@ export class HealthMonitor implements IDisposable {
     if (this._isDisposed || generation !== this._generation) {
       return;
     }
+    const { state, message, agentName, modelChoice, defaultModel } = report;
     this._setStatus({
-      state: report.state,
-      message: report.message,
-      agentName: report.agentName
+      state,
+      message,
+      agentName,
+      ...(modelChoice === undefined ? {} : { modelChoice, defaultModel })
     });
     let delay: number;
     if (report.state === 'healthy') {
@@ -153,7 +158,9 @@ export class HealthMonitor implements IDisposable {
     if (
       current.state === status.state &&
       current.message === status.message &&
-      current.agentName === status.agentName
+      current.agentName === status.agentName &&
+      current.modelChoice === status.modelChoice &&
+      current.defaultModel === status.defaultModel
     ) {
       return;
     }

@@ -78,6 +78,8 @@ export interface IChatRestore {
   entries: ChatEntry[];
   /** The endpoint the conversation belongs to; absent or null: the default. */
   endpointName?: string | null;
+  /** The model it chose (`ChatModel.chosenModel`); absent or null: the endpoint's default. */
+  model?: string | null;
   /** What its transport asked to remember (`ChatModel.transportMemory`). */
   transportMemory?: JsonObject | null;
 }
@@ -170,6 +172,26 @@ export class ChatModel implements IConversation, IDisposable {
 
   get endpointChanged(): ISignal<this, string | null> {
     return this._endpointChanged;
+  }
+
+  /**
+   * The model this conversation chose of those its endpoint offers
+   * (docs/protocol.md §16.3), sent with each of its requests and saved with
+   * it; null: the endpoint's default.
+   */
+  get chosenModel(): string | null {
+    return this._chosenModel;
+  }
+
+  set chosenModel(model: string | null) {
+    if (this._chosenModel !== model) {
+      this._chosenModel = model;
+      this._chosenModelChanged.emit(model);
+    }
+  }
+
+  get chosenModelChanged(): ISignal<this, string | null> {
+    return this._chosenModelChanged;
   }
 
   get isDisposed(): boolean {
@@ -358,6 +380,7 @@ export class ChatModel implements IConversation, IDisposable {
     threadId,
     entries,
     endpointName,
+    model,
     transportMemory
   }: IChatRestore): void {
     if (this._running || this._toolPhase) {
@@ -388,6 +411,7 @@ export class ChatModel implements IConversation, IDisposable {
     this._memory = transportMemory ?? null;
     this._held.clear();
     this.endpointName = endpointName ?? null;
+    this.chosenModel = model ?? null;
     this._followThread();
     this._cleared.emit();
     this._settleStatus();
@@ -414,8 +438,8 @@ export class ChatModel implements IConversation, IDisposable {
 
   /**
    * Start `request` (kept on its entry as it is); the transport also gets
-   * the conversation's memory, the offered tools and the client-tool
-   * results the agent has not been given yet.
+   * the conversation's memory, its model, the offered tools and the
+   * client-tool results the agent has not been given yet.
    */
   private _startTurn(request: TurnRequest, answering?: IAnswering): void {
     const transport = this._assertTransport();
@@ -436,6 +460,7 @@ export class ChatModel implements IConversation, IDisposable {
     const sent: TurnRequest = {
       ...request,
       ...(this._memory ? { memory: this._memory } : {}),
+      ...(this._chosenModel !== null ? { model: this._chosenModel } : {}),
       ...(tools.length > 0 ? { tools } : {}),
       ...(results.length > 0 ? { toolResults: results } : {})
     };
@@ -799,6 +824,7 @@ export class ChatModel implements IConversation, IDisposable {
   private _status: ChatStatus = 'idle';
   private _transport: IAgentTransport | null = null;
   private _endpointName: string | null = null;
+  private _chosenModel: string | null = null;
   private _running: IRunningTurn | null = null;
   /** The client tools a finished run left are running; Stop aborts it. */
   private _toolPhase: AbortController | null = null;
@@ -815,6 +841,7 @@ export class ChatModel implements IConversation, IDisposable {
   private readonly _statusChanged = new Signal<this, ChatStatus>(this);
   private readonly _cleared = new Signal<this, void>(this);
   private readonly _endpointChanged = new Signal<this, string | null>(this);
+  private readonly _chosenModelChanged = new Signal<this, string | null>(this);
 }
 
 interface IRunningTurn {

@@ -4,6 +4,7 @@
  * once, `migration.ts`).
  */
 import type { ReadonlyPartialJSONValue } from '@lumino/coreutils';
+import { isModelId } from '../../contracts/models';
 import type { ChatEntry, ChatModel } from '../conversation/chat-model';
 import { errorMessage, isObject, type JsonObject } from '../../wire/json';
 import { readEntry } from './snapshot-reader';
@@ -18,6 +19,8 @@ export interface IChatSnapshot {
   entries: ChatEntry[];
   /** The conversation's endpoint (absent in older snapshots: the default). */
   endpointName?: string | null;
+  /** The model it chose (absent in older snapshots: the endpoint's default). */
+  model?: string | null;
   /** When it was taken (ms since the epoch; absent in older snapshots). */
   savedAt?: number;
   /**
@@ -40,6 +43,7 @@ export function snapshotOf(model: ChatModel): IChatSnapshot {
     threadId: model.threadId,
     entries: [...model.entries],
     endpointName: model.endpointName,
+    model: model.chosenModel,
     savedAt: Date.now(),
     transportMemory: model.transportMemory
   };
@@ -80,6 +84,14 @@ export function readSnapshot(value: unknown): {
       `the saved endpoint name ${JSON.stringify(record.endpointName)} is not a name; the default endpoint is used`
     );
   }
+  let model: string | null = null;
+  if (isModelId(record.model)) {
+    model = record.model;
+  } else if (record.model !== undefined && record.model !== null) {
+    problems.push(
+      `the saved model ${JSON.stringify(record.model)} is not a model id; the endpoint's default model is used`
+    );
+  }
   const entries: ChatEntry[] = [];
   record.entries.forEach((raw, index) => {
     try {
@@ -109,6 +121,7 @@ export function readSnapshot(value: unknown): {
       threadId: record.threadId,
       entries,
       endpointName,
+      model,
       savedAt,
       transportMemory
     },

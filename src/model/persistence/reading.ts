@@ -68,6 +68,7 @@ export function readConversation(
         threadId: stored.threadId,
         entries,
         endpointName: stored.endpointName,
+        model: stored.model,
         transportMemory: stored.transportMemory
       },
       title: stored.title,

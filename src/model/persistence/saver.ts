@@ -47,8 +47,8 @@ export interface ISaverOptions {
 
 /**
  * Saves one conversation in the server's store: each save PUTs only what
- * changed since the last one (the entries by key, the status, title, queue
- * and transport memory), so a streaming turn re-sends its one entry per
+ * changed since the last one (the entries by key, the status, title, model,
+ * queue and transport memory), so a streaming turn re-sends its one entry per
  * save. Saves are throttled (O(1) per frame, one serialisation of the
  * changed entries per `saveDelayMs`); a status or queue change saves at
  * once. One save runs at a time; what fails is sent again with the next.
@@ -86,6 +86,7 @@ export class ConversationSaver implements IDisposable {
     model.turnChanged.connect(this._onTurn, this);
     model.cleared.connect(this._onCleared, this);
     model.endpointChanged.connect(this._schedule, this);
+    model.chosenModelChanged.connect(this._schedule, this);
     model.statusChanged.connect(this._saveNow, this);
     _session.queue.changed.connect(this._onQueue, this);
     _session.titleChanged.connect(this._onTitle, this);
@@ -101,7 +102,8 @@ export class ConversationSaver implements IDisposable {
     this._memory = model.transportMemory;
     this._sent = {
       status: storedStatus(model.status),
-      endpointName: model.endpointName
+      endpointName: model.endpointName,
+      model: model.chosenModel
     };
     if (everything) {
       this._onCleared();
@@ -136,7 +138,8 @@ export class ConversationSaver implements IDisposable {
       this._titleDirty ||
       this._memory !== model.transportMemory ||
       this._sent?.status !== storedStatus(model.status) ||
-      this._sent?.endpointName !== model.endpointName
+      this._sent?.endpointName !== model.endpointName ||
+      this._sent?.model !== model.chosenModel
     );
   }
 
@@ -278,6 +281,10 @@ export class ConversationSaver implements IDisposable {
     if (memory !== this._memory) {
       update.transportMemory = memory;
     }
+    // Optional in a save (docs/protocol.md §13.3): sent when it changed.
+    if (model.chosenModel !== this._sent?.model) {
+      update.model = model.chosenModel;
+    }
     this._keys = new Set();
     this._removed = new Set();
     const queueDirty = this._queueDirty;
@@ -286,7 +293,11 @@ export class ConversationSaver implements IDisposable {
     const previousMemory = this._memory;
     const previousSent = this._sent;
     this._memory = memory;
-    this._sent = { status: update.status, endpointName: update.endpointName };
+    this._sent = {
+      status: update.status,
+      endpointName: update.endpointName,
+      model: model.chosenModel
+    };
     try {
       await this._store.put(id, update);
       keys.forEach(key => this._stored.add(key));
@@ -379,10 +390,11 @@ export class ConversationSaver implements IDisposable {
   private _removed = new Set<string>();
   private _queueDirty = false;
   private _titleDirty = false;
-  /** The status and endpoint last saved (null: never). */
+  /** The status, endpoint and model last saved (null: never). */
   private _sent: {
     status: ConversationStatus;
     endpointName: string | null;
+    model: string | null;
   } | null = null;
   /** The transport memory last saved (`undefined`: never). */
   private _memory: JsonObject | null | undefined = null;
