@@ -10,7 +10,7 @@ from ..memory import AgentMemory, MemoryUnavailable
 from ..nbtools import NOTEBOOK_TOOL_NAMES, notebook_tools
 from .agent import AGENT_NAME, DEEPAGENTS_TOOLS, build_notebook_agent
 from .catalog import ModelCatalog
-from .mcp import load_mcp_tools
+from .mcp import McpSessions
 from .models import BuiltinModels
 
 
@@ -34,6 +34,7 @@ class BuiltinAgentHost(AgentHost):
         self.catalog = catalog
         self.model_memory = model_memory
         self._mcp_servers = dict(mcp_servers)
+        self._mcp_sessions = McpSessions()
         super().__init__(
             name,
             None,
@@ -60,6 +61,7 @@ class BuiltinAgentHost(AgentHost):
         return await super().model_offers() if self.graph_named() else await self.catalog.offers()
 
     async def _close_resources(self) -> None:
+        await self._mcp_sessions.close()
         await super()._close_resources()
         await self.model_memory.close()
 
@@ -82,7 +84,9 @@ class BuiltinAgentHost(AgentHost):
         except ImportError as exc:
             return self._failed(f"The built-in agent needs deepagents ({exc}): pip install deepagents")
         taken = set(NOTEBOOK_TOOL_NAMES | DEEPAGENTS_TOOLS)
-        mcp = self.worker.submit(load_mcp_tools(self._mcp_servers, taken)).result()
+        self.worker.submit(self._mcp_sessions.close()).result()  # a load after a failed one starts afresh
+        self._mcp_sessions = McpSessions()
+        mcp = self.worker.submit(self._mcp_sessions.open(self._mcp_servers, taken)).result()
         models = BuiltinModels(
             self.catalog,
             demo,

@@ -1,9 +1,10 @@
 """The MCP servers' tools for the built-in agent (docs/protocol.md §16.5), through langchain-mcp-adapters.
 
 Each server of ``AgentPanel.mcp_servers`` is a connection in the shape of
-``MultiServerMCPClient`` plus our own ``"review"`` key. Its tools are loaded
-when the agent loads, one server at a time with a deadline, so a server that
-fails to start or answer is left out and named, and the others still work.
+``MultiServerMCPClient`` plus our own ``"review"`` key. Their sessions open
+when the agent loads, all servers at once, each with a deadline, and stay open
+until it closes; a server that fails to start or answer is left out and named,
+and the others still work.
 """
 from __future__ import annotations
 
@@ -46,34 +47,71 @@ class McpTools:
         return "; ".join(f"MCP server {name!r} is left out: {failure}" for name, failure in self.failures.items())
 
 
-async def load_mcp_tools(servers: Mapping[str, dict], taken: set[str]) -> McpTools:
-    """Every server's tools; ``taken`` are names the agent has already (a clashing tool is left out)."""
-    loaded = McpTools()
-    if not servers:
-        return loaded
-    from langchain_mcp_adapters.client import MultiServerMCPClient
+class McpSessions:
+    """One session per server, open while the agent is (a stdio server is started once, not per call).
 
-    for name, entry in servers.items():
-        connection = {key: value for key, value in entry.items() if key != REVIEW_KEY}
-        client = MultiServerMCPClient({name: connection})
-        try:
-            tools = await asyncio.wait_for(client.get_tools(server_name=name), LOAD_SECONDS)
-        except Exception as exc:  # noqa: BLE001 - any failure leaves this server out, not the agent
-            loaded.failures[name] = _failure_text(exc)
-            logger.warning("agent-panel: MCP server %r is left out: %s", name, loaded.failures[name])
-            continue
-        for tool in tools:
-            if tool.name in taken:
-                loaded.failures[name] = f"its tool {tool.name!r} has the name of another tool, so it is left out"
+    Each session lives in a task of its own on the agent's loop, which enters and leaves its
+    context (anyio requires both in one task); :meth:`close` ends them all.
+    """
+
+    def __init__(self) -> None:
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task] = []
+
+    async def open(self, servers: Mapping[str, dict], taken: set[str]) -> McpTools:
+        """Every server's tools, asked all at once; ``taken`` are names the agent has already (a
+        clashing tool is left out)."""
+        loaded = McpTools()
+        names = list(servers)
+        opening = (self._session_tools(name, servers[name]) for name in names)
+        answers = await asyncio.gather(*opening, return_exceptions=True)
+        for name, answer in zip(names, answers, strict=True):
+            if isinstance(answer, BaseException):
+                loaded.failures[name] = _failure_text(answer)
+                logger.warning("agent-panel: MCP server %r is left out: %s", name, loaded.failures[name])
                 continue
-            taken.add(tool.name)
-            loaded.tools.append(tool)
-            if entry.get(REVIEW_KEY):
-                loaded.reviewed[tool.name] = {
-                    "allowed_decisions": list(REVIEW_DECISIONS),
-                    "description": f"MCP server {name!r}: {tool.description}".strip(),
-                }
-    return loaded
+            for tool in answer:
+                if tool.name in taken:
+                    loaded.failures[name] = f"its tool {tool.name!r} has the name of another tool, so it is left out"
+                    continue
+                taken.add(tool.name)
+                loaded.tools.append(tool)
+                if servers[name].get(REVIEW_KEY):
+                    loaded.reviewed[tool.name] = {
+                        "allowed_decisions": list(REVIEW_DECISIONS),
+                        "description": f"MCP server {name!r}: {tool.description}".strip(),
+                    }
+        return loaded
+
+    async def close(self) -> None:
+        self._stop.set()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=LOAD_SECONDS)
+
+    async def _session_tools(self, name: str, entry: dict) -> list:
+        ready: asyncio.Future = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(self._serve(name, entry, ready), name=f"agent-panel-mcp-{name}")
+        self._tasks.append(task)
+        try:
+            return await asyncio.wait_for(asyncio.shield(ready), LOAD_SECONDS)
+        except BaseException:
+            task.cancel()
+            raise
+
+    async def _serve(self, name: str, entry: dict, ready: asyncio.Future) -> None:
+        from langchain_mcp_adapters.client import MultiServerMCPClient
+        from langchain_mcp_adapters.tools import load_mcp_tools
+
+        connection = {key: value for key, value in entry.items() if key != REVIEW_KEY}
+        try:
+            async with MultiServerMCPClient({name: connection}).session(name) as session:
+                ready.set_result(await load_mcp_tools(session, server_name=name))
+                await self._stop.wait()
+        except BaseException as exc:  # noqa: BLE001 - reported as this server's failure
+            if not ready.done():
+                ready.set_exception(exc)
+            elif not isinstance(exc, asyncio.CancelledError):
+                logger.warning("agent-panel: MCP server %r stopped: %s", name, _failure_text(exc))
 
 
 def _failure_text(exc: BaseException) -> str:

@@ -16,8 +16,10 @@ from jupyter_server.utils import url_path_join
 from tornado.httpclient import HTTPClientError
 from traitlets.config import Config
 
+from builtin_helpers import KEY, SERVED_MODELS
 from helpers import RawResponse, parse_sse
 from kernel_comm_client import KernelUnderTest, PanelComm
+from scripted_openai import ScriptedOpenAI, notebook_script
 
 pytest_plugins = ["pytest_jupyter.jupyter_server"]
 
@@ -30,6 +32,23 @@ def _no_spec_env(monkeypatch):
 @pytest.fixture
 def agent_panel_config() -> dict:
     return {}
+
+
+@pytest.fixture
+def openai_server():
+    """A scripted OpenAI-compatible server (the notebook script) that wants ``KEY``."""
+    with ScriptedOpenAI(SERVED_MODELS, api_key=KEY, responder=notebook_script) as server:
+        yield server
+
+
+@pytest.fixture
+def model_env(monkeypatch, openai_server):
+    """The variables a user sets for the built-in agent's model: the key and the OpenAI-compatible server."""
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    for name in ("ANTHROPIC_API_KEY", "AGENT_PANEL_MODEL", "OPENAI_API_BASE"):
+        monkeypatch.delenv(name, raising=False)
+    return openai_server
 
 
 @pytest.fixture

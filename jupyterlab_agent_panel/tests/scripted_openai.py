@@ -1,0 +1,347 @@
+"""A scripted OpenAI-compatible server on 127.0.0.1, for tests that drive the real provider client.
+
+The built-in agent's tests (and the browser tests, which start it as a process:
+``python scripted_openai.py --port N --script notebook``) point ``OPENAI_BASE_URL``
+at it, so ``langchain-openai``'s ``ChatOpenAI`` and the ``openai`` SDK talk to it
+exactly as to OpenAI: ``GET /v1/models``, and ``POST /v1/chat/completions``
+streamed as server-sent ``chat.completion.chunk`` events (text, tool calls,
+usage) or answered whole. A responder picks each reply from the request; faults
+queued with :meth:`ScriptedOpenAI.fail_next` answer as OpenAI's errors do.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Optional
+
+FAULTS = ("rate_limit", "server_error", "not_found", "context_length", "hang", "drop_after_text")
+HANG_SECONDS = 60.0
+
+
+@dataclass
+class Reply:
+    """What the model says: text, tool calls ``(name, args)``, and the usage it reports."""
+
+    text: str = ""
+    tool_calls: list = field(default_factory=list)
+    usage: Optional[tuple] = None  # (prompt tokens, completion tokens); None: counted from the request
+
+
+Responder = Callable[[dict], Reply]
+
+
+class ScriptedOpenAI:
+    """The server; ``responder`` answers each chat completion, ``requests`` records them."""
+
+    def __init__(self, models=("gpt-4.1-mini",), api_key: Optional[str] = None, responder: Optional[Responder] = None):
+        self.models = list(models)
+        self.api_key = api_key
+        self.responder = responder or echo_script
+        self.requests: list[dict] = []
+        self._faults: list[str] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._calls = 0
+        self._httpd: Optional[ThreadingHTTPServer] = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self, port: int = 0) -> ScriptedOpenAI:
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, name="scripted-openai", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    def __enter__(self) -> ScriptedOpenAI:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def fail_next(self, kind: str, times: int = 1) -> None:
+        """Answer the next ``times`` chat completions with the fault ``kind`` (one of ``FAULTS``)."""
+        assert kind in FAULTS, kind
+        with self._lock:
+            self._faults.extend([kind] * times)
+
+    def next_call_id(self) -> str:
+        with self._lock:
+            self._calls += 1
+            return f"call_{self._calls}"
+
+    def take_fault(self) -> Optional[str]:
+        with self._lock:
+            return self._faults.pop(0) if self._faults else None
+
+    def wait_stopping(self, seconds: float) -> None:
+        self._stopping.wait(seconds)
+
+
+def _handler(server: ScriptedOpenAI) -> type:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:  # quiet: the tests read requests, not logs
+            pass
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") in ("/v1/models", "/health"):
+                data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in server.models]
+                self._json(200, {"object": "list", "data": data})
+            else:
+                self._json(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._json(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
+                return
+            sent_key = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
+            server.requests.append({**body, "_key_matched": sent_key == server.api_key})
+            if server.api_key is not None and sent_key != server.api_key:
+                self._error(401, f"Incorrect API key provided: {masked(sent_key)}. You can find your API key at "
+                            "https://platform.openai.com/account/api-keys.", "invalid_api_key")
+                return
+            if body.get("model") not in server.models:
+                self._model_not_found(body.get("model"))
+                return
+            fault = server.take_fault()
+            if fault in ("rate_limit", "server_error", "not_found", "context_length"):
+                self._fault(fault, body.get("model"))
+                return
+            if fault == "hang":
+                server.wait_stopping(HANG_SECONDS)
+                return
+            reply = server.responder(body)
+            if body.get("stream"):
+                self._stream(body, reply, drop=fault == "drop_after_text")
+            else:
+                self._json(200, completion(body, reply, server.next_call_id))
+
+        def _fault(self, kind: str, model: str) -> None:
+            if kind == "rate_limit":
+                message = f"Rate limit reached for {model} on requests per min (RPM): Limit 3, Used 3."
+                self._error(429, message, "rate_limit_exceeded", headers={"retry-after": "0"})
+            elif kind == "server_error":
+                self._error(500, "The server had an error while processing your request.", None)
+            elif kind == "not_found":
+                self._model_not_found(model)
+            else:
+                self._error(400, "This model's maximum context length is 128000 tokens. However, your messages "
+                            "resulted in 130000 tokens.", "context_length_exceeded", param="messages")
+
+        def _model_not_found(self, model) -> None:
+            message = f"The model `{model}` does not exist or you do not have access to it."
+            self._error(404, message, "model_not_found")
+
+        def _error(self, status: int, message: str, code, param=None, headers=None) -> None:
+            error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+            self._json(status, {"error": error}, headers)
+
+        def _json(self, status: int, payload: dict, headers: Optional[dict] = None) -> None:
+            data = json.dumps(payload).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _stream(self, body: dict, reply: Reply, drop: bool) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            for chunk in chunks(body, reply, server.next_call_id):
+                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.flush()
+                if drop and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                    return  # the connection closes mid-answer, without [DONE]
+            self.wfile.write(b"data: [DONE]\n\n")
+
+    return Handler
+
+
+def masked(key: str) -> str:
+    """A key as OpenAI's 401 quotes it: its start, asterisks, its last four characters."""
+    return f"{key[:8]}{'*' * 12}{key[-4:]}" if len(key) > 12 else "*" * len(key)
+
+
+def usage_of(body: dict, reply: Reply) -> dict:
+    if reply.usage is not None:
+        prompt, completion_tokens = reply.usage
+    else:
+        prompt = len(json.dumps(body.get("messages", []))) // 4
+        completion_tokens = len(reply.text.split()) + 10 * len(reply.tool_calls)
+    return {"prompt_tokens": prompt, "completion_tokens": completion_tokens, "total_tokens": prompt + completion_tokens}
+
+
+def _calls(reply: Reply, next_id: Callable[[], str]) -> list:
+    return [(next_id(), name, json.dumps(args)) for name, args in reply.tool_calls]
+
+
+def completion(body: dict, reply: Reply, next_id: Callable[[], str]) -> dict:
+    """A whole ``chat.completion``."""
+    message: dict = {"role": "assistant", "content": reply.text or None}
+    calls = _calls(reply, next_id)
+    if calls:
+        message["tool_calls"] = [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": args}}
+            for call_id, name, args in calls
+        ]
+    choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
+    return {**_head(body, "chat.completion"), "choices": [choice], "usage": usage_of(body, reply)}
+
+
+def chunks(body: dict, reply: Reply, next_id: Callable[[], str]) -> list:
+    """The ``chat.completion.chunk`` events of a streamed reply, as OpenAI sends them."""
+    head = _head(body, "chat.completion.chunk")
+
+    def chunk(delta: dict, finish: Optional[str] = None) -> dict:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    out += [chunk({"content": word}) for word in re.findall(r"\S+\s*", reply.text)]
+    for index, (call_id, name, args) in enumerate(_calls(reply, next_id)):
+        start = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
+        out.append(chunk({"tool_calls": [start]}))
+        half = len(args) // 2
+        for piece in (args[:half], args[half:]):
+            out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+    out.append(chunk({}, "tool_calls" if reply.tool_calls else "stop"))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        out.append({**head, "choices": [], "usage": usage_of(body, reply)})
+    return out
+
+
+def _head(body: dict, kind: str) -> dict:
+    return {"id": "chatcmpl-scripted", "object": kind, "created": int(time.time()), "model": body.get("model")}
+
+
+# -- what the messages say --------------------------------------------------------
+
+
+def _text(content) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
+
+
+def image_parts(body: dict) -> list:
+    """The data URLs of every image part of the request's messages."""
+    found = []
+    for message in body.get("messages", []):
+        content = message.get("content")
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                found.append(part["image_url"]["url"])
+    return found
+
+
+def last_request(body: dict) -> tuple:
+    """The first line of the last user message, and the tool results after it as (name, text)."""
+    messages = body.get("messages", [])
+    names = {
+        call["id"]: call["function"]["name"]
+        for message in messages
+        for call in message.get("tool_calls") or []
+    }
+    results = []
+    for message in reversed(messages):
+        if message.get("role") == "tool":
+            results.append((names.get(message.get("tool_call_id"), "?"), _text(message.get("content"))))
+        elif message.get("role") == "user":
+            # The panel's context block follows the user's own words after a blank line.
+            text = _text(message.get("content")).strip()
+            return (text.splitlines()[0] if text else ""), list(reversed(results))
+    return "", list(reversed(results))
+
+
+# -- scripts ----------------------------------------------------------------------
+
+
+def echo_script(body: dict) -> Reply:
+    line, _ = last_request(body)
+    return Reply(f"You said: {line}")
+
+
+ADD_CELL = re.compile(r"add a cell that prints (?P<text>.+)", re.IGNORECASE)
+WRITE_FILE = re.compile(r"write the file (?P<path>\S+) with (?P<text>.+)", re.IGNORECASE)
+USE_TOOL = re.compile(r"use the tool (?P<tool>\w+)(?: with (?P<text>.+))?", re.IGNORECASE)
+
+
+def notebook_script(body: dict) -> Reply:
+    """The built-in notebook agent's script for the tests (rules on the last user message's first line)."""
+    line, results = last_request(body)
+    name, text = results[-1] if results else (None, "")
+    result = _json(text)
+    if name is not None and result.get("status") == "rejected":
+        return Reply(f"You rejected {name}, so I left the notebook as it is.")
+    if name is not None and result.get("status") == "error":
+        return Reply(f"{name} failed: {result.get('error')}")
+    if (match := ADD_CELL.search(line)) is not None:
+        if name is None:
+            source = f"print({match['text'].strip()!r})"
+            return Reply(tool_calls=[("insert_cell", {"source": source, "cell_type": "code"})])
+        if name == "insert_cell":
+            return Reply(tool_calls=[("run_cell", {"cell_id": result.get("cell_id")})])
+        printed = "".join(o.get("text", "") for o in result.get("outputs", []) if o.get("output_type") == "stream")
+        return Reply(f"I added a cell and ran it. It printed: {printed.strip()}")
+    if (match := WRITE_FILE.search(line)) is not None:
+        if name is None:
+            args = {"file_path": "/" + match["path"], "content": match["text"] + "\n"}
+            return Reply(tool_calls=[("write_file", args)])
+        return Reply(f"Done: {text}")
+    if (match := USE_TOOL.search(line)) is not None:
+        if name is None:
+            return Reply(tool_calls=[(match["tool"], {"text": match["text"] or ""})])
+        return Reply(f"The tool said: {text}")
+    if "how many images" in line.lower():
+        return Reply(f"I see {len(image_parts(body))} image(s).")
+    return Reply(f"Hello from {body.get('model')}! You said: {line}")
+
+
+def _json(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+SCRIPTS = {"echo": echo_script, "notebook": notebook_script}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--script", choices=sorted(SCRIPTS), default="notebook")
+    parser.add_argument("--models", default="gpt-4.1-mini,local-llama", help="comma-separated model names")
+    parser.add_argument("--api-key", default=None)
+    options = parser.parse_args()
+    server = ScriptedOpenAI(options.models.split(","), options.api_key, SCRIPTS[options.script]).start(options.port)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    signal.signal(signal.SIGINT, lambda *_: stopped.set())
+    stopped.wait()
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()
