@@ -68,7 +68,10 @@ def describe(
         )
     if status is None:
         place = endpoint or f"{model_id}'s provider"
-        return f"Could not reach {place} ({type(failure).__name__}: {reason}). Check that it runs and is reachable."
+        return (
+            f"The connection to {place} failed or broke ({type(failure).__name__}: {reason}). "
+            "Check that it runs and is reachable, and send again."
+        )
     if status >= 500:
         return f"{model_id}'s server failed ({status}): {reason}. Send again later."
     return f"{model_id} refused the request ({status}): {reason}"

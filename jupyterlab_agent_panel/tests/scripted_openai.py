@@ -163,17 +163,22 @@ def _handler(server: ScriptedOpenAI) -> type:
             self.wfile.write(data)
 
         def _stream(self, body: dict, reply: Reply, drop: bool) -> None:
+            # Chunked, as OpenAI streams: a connection dropped mid-answer is then an incomplete body.
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Connection", "close")
+            self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            self.close_connection = True
             for chunk in chunks(body, reply, server.next_call_id):
-                self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                self.wfile.flush()
+                self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
                 if drop and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
-                    return  # the connection closes mid-answer, without [DONE]
-            self.wfile.write(b"data: [DONE]\n\n")
+                    self.close_connection = True
+                    return  # no [DONE], no last chunk: the body is cut
+            self._write_chunk(b"data: [DONE]\n\n")
+            self.wfile.write(b"0\r\n\r\n")
+
+        def _write_chunk(self, data: bytes) -> None:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            self.wfile.flush()
 
     return Handler
 
