@@ -289,6 +289,7 @@ def echo_script(body: dict) -> Reply:
 ADD_CELL = re.compile(r"add a cell that prints (?P<text>.+)", re.IGNORECASE)
 WRITE_FILE = re.compile(r"write the file (?P<path>\S+) with (?P<text>.+)", re.IGNORECASE)
 USE_TOOL = re.compile(r"use the tool (?P<tool>\w+)(?: with (?P<text>.+))?", re.IGNORECASE)
+READ_CELL = re.compile(r"look at cell (?P<cell>\S+)", re.IGNORECASE)
 
 
 def notebook_script(body: dict) -> Reply:
@@ -317,6 +318,10 @@ def notebook_script(body: dict) -> Reply:
         if name is None:
             return Reply(tool_calls=[(match["tool"], {"text": match["text"] or ""})])
         return Reply(f"The tool said: {text}")
+    if (match := READ_CELL.search(line)) is not None:
+        if name is None:
+            return Reply(tool_calls=[("read_cell", {"cell_id": match["cell"]})])
+        return Reply(f"I read cell {result.get('cell_id')} and see {len(image_parts(body))} image(s).")
     if "how many images" in line.lower():
         return Reply(f"I see {len(image_parts(body))} image(s).")
     return Reply(f"Hello from {body.get('model')}! You said: {line}")
