@@ -32,6 +32,14 @@ AGENT_SERVER = f"http://127.0.0.1:{os.environ.get('AGENT_PANEL_AGENT_SERVER_PORT
 c.AgentPanel.deployments = {  # noqa: F821
     f"team-{graph}": {"url": AGENT_SERVER, "assistant_id": graph} for graph in ("remembering", "hitl", "ticking")
 }
+# The built-in agent's models (builtin-agent.spec.ts): the scripted OpenAI-compatible server
+# playwright.config.js starts, as a user names a local server; no default model, so the
+# default agent stays the keyless demo the other tests use.
+os.environ["OPENAI_BASE_URL"] = f"http://127.0.0.1:{os.environ.get('AGENT_PANEL_OPENAI_PORT', '1')}/v1"
+os.environ["OPENAI_API_KEY"] = "sk-galata-scripted-0000"
+os.environ.pop("ANTHROPIC_API_KEY", None)
+os.environ.pop("AGENT_PANEL_MODEL", None)
+c.AgentPanel.models = ["openai:gpt-4.1-mini", "anthropic:claude-sonnet-4-5"]  # noqa: F821
 # Each server run keeps its conversations and its agents' memory apart from
 # any other run's (and from the user's own), in a fresh folder; servers given
 # one $AGENT_PANEL_UI_STATE share it (server-restart.spec.ts).

@@ -6,20 +6,24 @@ const { execFileSync } = require('child_process');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 const port = process.env.AGENT_PANEL_UI_PORT || '8899';
-// The LangGraph Agent Server of deployment.spec.ts: a free port, chosen once
-// here and inherited by the lab (jupyter_server_test_config.py) and the workers.
-if (!process.env.AGENT_PANEL_AGENT_SERVER_PORT) {
-  process.env.AGENT_PANEL_AGENT_SERVER_PORT = execFileSync(
-    process.env.PYTHON || 'python',
-    [
+
+/** A free port on 127.0.0.1, chosen once here and inherited by the lab and the workers. */
+function freePortOnce(variable) {
+  if (!process.env[variable]) {
+    process.env[variable] = execFileSync(process.env.PYTHON || 'python', [
       '-c',
       'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-    ]
-  )
-    .toString()
-    .trim();
+    ])
+      .toString()
+      .trim();
+  }
+  return process.env[variable];
 }
-const agentServerPort = process.env.AGENT_PANEL_AGENT_SERVER_PORT;
+// The LangGraph Agent Server of deployment.spec.ts, and the scripted
+// OpenAI-compatible server of builtin-agent.spec.ts (jupyter_server_test_config.py
+// names both to the lab).
+const agentServerPort = freePortOnce('AGENT_PANEL_AGENT_SERVER_PORT');
+const openaiPort = freePortOnce('AGENT_PANEL_OPENAI_PORT');
 
 module.exports = {
   ...baseConfig,
@@ -55,6 +59,13 @@ module.exports = {
       command: 'npm start',
       url: `http://127.0.0.1:${port}/lab`,
       timeout: 180000,
+      reuseExistingServer: false
+    },
+    {
+      // The model of the built-in agent (jupyterlab_agent_panel/tests/scripted_openai.py).
+      command: `python ../jupyterlab_agent_panel/tests/scripted_openai.py --port ${openaiPort} --script notebook --api-key sk-galata-scripted-0000`,
+      url: `http://127.0.0.1:${openaiPort}/v1/models`,
+      timeout: 60000,
       reuseExistingServer: false
     },
     {

@@ -8,7 +8,13 @@ import { expect, galata, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator, Page } from '@playwright/test';
 
-import { PLUGIN_ID, send, startFresh, waitIdle } from './review-panel-helpers';
+import {
+  panelAfterReload,
+  PLUGIN_ID,
+  send,
+  startFresh,
+  waitIdle
+} from './review-panel-helpers';
 
 test.use({
   mockSettings: {
@@ -50,18 +56,6 @@ async function titles(rows: Locator, tag: string): Promise<string[]> {
 }
 
 /** Open the agent panel in a page that is not a Galata fixture. */
-async function panelOf(page: Page): Promise<Locator> {
-  await page.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
-  await page.evaluate(async () => {
-    const app = (window as any).jupyterapp;
-    await app.restored;
-    app.shell.activateById('jp-agent-panel');
-  });
-  const panel = page.locator('#jp-agent-panel');
-  await expect(panel.locator('.jp-AgentPanel-input')).toBeVisible();
-  return panel;
-}
-
 async function chat(panel: Locator, text: string): Promise<void> {
   await send(panel, text);
   await waitIdle(panel);
@@ -132,7 +126,7 @@ test.describe('the conversation list', () => {
 
     await page.reload();
     await page.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
-    const reloaded = await panelOf(page);
+    const reloaded = await panelAfterReload(page);
     rows = await openList(reloaded);
     await expect
       .poll(() => titles(rows, tag))
@@ -142,7 +136,7 @@ test.describe('the conversation list', () => {
     const other = await browser.newContext();
     const tab = await other.newPage();
     await tab.goto(`${baseURL}/lab`);
-    const otherPanel = await panelOf(tab);
+    const otherPanel = await panelAfterReload(tab);
     const otherRows = await openList(otherPanel);
     await expect
       .poll(() => titles(otherRows, tag))

@@ -33,6 +33,19 @@ export async function openPanel(
   return panel;
 }
 
+/** The panel once the page reloaded and the workspace was restored (it reopens the sidebar). */
+export async function panelAfterReload(page: Page): Promise<Locator> {
+  await page.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
+  await page.evaluate(async () => {
+    const app = (window as any).jupyterapp;
+    await app.restored;
+    app.shell.activateById('jp-agent-panel');
+  });
+  const panel = page.locator('#jp-agent-panel');
+  await expect(panel.locator('.jp-AgentPanel-input')).toBeVisible();
+  return panel;
+}
+
 /** Open the panel on a new conversation (one a previous test left is set aside). */
 export async function startFresh(
   page: IJupyterLabPageFixture
