@@ -215,8 +215,8 @@ class AgentMemory:
 
 
 class CheckpointerThreads:
-    """A local agent's threads: its checkpointer's. The built-in agent has two (docs/protocol.md
-    §16), the second opened on first use: ``more`` gives it, on the agent's loop."""
+    """A local agent's threads: its checkpointer's. The built-in agent has two
+    (docs/protocol.md §14.1), the second opened on first use: ``more`` gives it, on the agent's loop."""
 
     def __init__(self, checkpointer: Any, more: Optional[Callable[[], Any]] = None):
         self.checkpointer = checkpointer

@@ -51,7 +51,7 @@ class TurnRequest:
     join_run: Optional[str] = None  # the run in flight this request streams, rather than a new turn
     owner: str = ""  # who asked: a deployment's new thread is theirs (docs/protocol.md §15.5)
     model: Optional[str] = None  # the built-in agent's model for this turn (docs/protocol.md §16.3)
-    images: tuple = ()  # attached images, {"mime_type", "data"}, for a model that reads them (§16.7)
+    images: tuple = ()  # attached images, {"mime_type", "data"}, for a model that reads them (docs/protocol.md §16.7)
 
     def turn_agent(self) -> TurnAgent:
         return self.loaded.turn_agent(self.model)

@@ -163,3 +163,24 @@ class TestOwnGraph:
         assert offers == {"choosable": False, "default": None, "models": [], "problems": []}
         assert refused.code == 400
         assert json_body(refused)["message"] == "Agent 'default' serves its own graph: it offers no choice of model"
+
+
+class TestProviderPackageMissing:
+    @pytest.fixture
+    def agent_panel_config(self, model_env, monkeypatch):
+        monkeypatch.setenv("MISTRAL_API_KEY", "mistral-key-for-tests-123")
+        return {"model": MODEL, "models": ["mistralai:mistral-large-latest"]}
+
+    async def test_the_package_to_install_is_named(self, jp_fetch, post_json):
+        offers = json_body(await jp_fetch("agent-panel", "models"))
+        body = {"message": "hi", "thread_id": new_thread(), "model": "mistralai:mistral-large-latest"}
+        refused = await post_json("chat", body)
+
+        missing = "the package langchain-mistralai is not installed: pip install langchain-mistralai"
+        assert [(m["usable"], m.get("reason")) for m in offers["models"] if m["provider"] == "mistralai"] == [
+            (False, missing)
+        ]
+        assert json_body(refused) == {
+            "reason": "model_unavailable",
+            "message": f"The model mistralai:mistral-large-latest cannot be used: {missing}",
+        }
