@@ -39,6 +39,16 @@ FILE_REVIEWS = {
 }
 
 
+def secret_files() -> list:
+    """The agent's file tools may not read the ``.env`` files, which hold keys, nor change the root's."""
+    from deepagents.middleware.filesystem import FilesystemPermission
+
+    return [
+        FilesystemPermission(operations=["read", "write"], paths=["/.env"], mode="deny"),
+        FilesystemPermission(operations=["read"], paths=["/**/.env", "/**/.env.*"], mode="deny"),
+    ]
+
+
 def build_notebook_agent(
     model: Any,
     *,
@@ -62,6 +72,7 @@ def build_notebook_agent(
         name=GRAPH_NAME,
         checkpointer=checkpointer,
         interrupt_on={**FILE_REVIEWS, **reviews},
+        permissions=secret_files(),
         # deepagents 0.7 no longer plans by itself: write_todos comes from LangChain's middleware.
         middleware=[TodoListMiddleware(), ModelFailures(describe_failure), ImageContent(vision)],
     )

@@ -290,6 +290,8 @@ ADD_CELL = re.compile(r"add a cell that prints (?P<text>.+)", re.IGNORECASE)
 WRITE_FILE = re.compile(r"write the file (?P<path>\S+) with (?P<text>.+)", re.IGNORECASE)
 USE_TOOL = re.compile(r"use the tool (?P<tool>\w+)(?: with (?P<text>.+))?", re.IGNORECASE)
 READ_CELL = re.compile(r"look at cell (?P<cell>\S+)", re.IGNORECASE)
+READ_FILE = re.compile(r"read the file (?P<path>\S+)", re.IGNORECASE)
+SEARCH = re.compile(r"search the files for (?P<pattern>\S+)", re.IGNORECASE)
 
 
 def notebook_script(body: dict) -> Reply:
@@ -322,6 +324,10 @@ def notebook_script(body: dict) -> Reply:
         if name is None:
             return Reply(tool_calls=[("read_cell", {"cell_id": match["cell"]})])
         return Reply(f"I read cell {result.get('cell_id')} and see {len(image_parts(body))} image(s).")
+    if (match := READ_FILE.search(line)) is not None:
+        return Reply(tool_calls=[("read_file", {"file_path": "/" + match["path"]})]) if name is None else Reply(text)
+    if (match := SEARCH.search(line)) is not None:
+        return Reply(tool_calls=[("grep", {"pattern": match["pattern"]})]) if name is None else Reply(text)
     if "how many images" in line.lower():
         return Reply(f"I see {len(image_parts(body))} image(s).")
     return Reply(f"Hello from {body.get('model')}! You said: {line}")

@@ -114,6 +114,23 @@ async def test_a_rejected_file_write_writes_nothing(run_turn, jp_root_dir):
     assert text_of(resumed) == "Done: User rejected the tool call for `write_file` with reason: not now"
 
 
+async def test_the_file_tools_do_not_read_env_files(run_turn, model_env, jp_root_dir):
+    secret = "SECRET_SHOULD_NOT_LEAK_42"
+    (jp_root_dir / ".env").write_text(f"MY_TOKEN={secret}\n")
+    (jp_root_dir / "sub").mkdir()
+    (jp_root_dir / "sub" / ".env").write_text(f"OTHER={secret}\n")
+    (jp_root_dir / "notes.txt").write_text(f"no {secret[:6]} here\n")
+
+    read = await run_turn("chat", {"message": "read the file .env", "thread_id": new_thread()})
+    nested = await run_turn("chat", {"message": "read the file sub/.env", "thread_id": new_thread()})
+    found = await run_turn("chat", {"message": f"search the files for {secret[:6]}", "thread_id": new_thread()})
+
+    assert text_of(read) == "Error: permission denied for read on /.env"
+    assert text_of(nested) == "Error: permission denied for read on /sub/.env"
+    assert "/notes.txt" in text_of(found) and ".env" not in text_of(found)
+    assert secret not in str(model_env.requests)
+
+
 class TestMcpServers:
     @pytest.fixture
     def agent_panel_config(self, model_env):
