@@ -36,6 +36,11 @@ class Cell:
     execution_count: Optional[int] = None
 
 
+def image_output(data: str, mime_type: str = "image/png") -> dict:
+    """A plot as a result shows it: its text left out (docs/protocol.md §12.5); the bytes go in ``images``."""
+    return {"output_type": "display_data", "data": {mime_type: f"omitted ({len(data)} characters)"}, "_image": data}
+
+
 @dataclass
 class Notebook:
     path: str
@@ -137,7 +142,7 @@ class NotebookPanel:
             cell = notebook.cells[index]
         else:
             cell = self._cell(notebook, cell_id)
-        return {"status": "ok", "path": notebook.path, **self._cell_json(notebook, cell, True)}
+        return with_images({"status": "ok", "path": notebook.path, **self._cell_json(notebook, cell, True)}, cell)
 
     def get_active_cell(self, edited=None) -> dict:
         notebook = self._notebook(None)
@@ -216,7 +221,7 @@ class NotebookPanel:
         cell.execution_count = notebook.executions
         text = printed.getvalue()
         cell.outputs = ([stream_output(text)] if text else []) + ([raised] if raised else [])
-        return {
+        result = {
             "status": "ok",
             "path": notebook.path,
             "cell_id": cell_id,
@@ -227,6 +232,7 @@ class NotebookPanel:
             "source": cell.source,
             "edited_by_user": edited is not None,
         }
+        return with_images(result, cell)
 
     # -- lookups -------------------------------------------------------------
 
@@ -262,8 +268,18 @@ class NotebookPanel:
         if cell.cell_type == "code":
             summary["execution_count"] = cell.execution_count
             if include_outputs:
-                summary["outputs"] = cell.outputs
+                summary["outputs"] = [{k: v for k, v in o.items() if k != "_image"} for o in cell.outputs]
         return summary
+
+
+def with_images(result: dict, cell: Cell) -> dict:
+    """``read_cell``'s and ``run_cell``'s ``images`` (docs/protocol.md §16.7): the cell's image outputs, at most 4."""
+    images = [
+        {"mime_type": next(iter(o["data"])), "data": o["_image"], "output_index": i}
+        for i, o in enumerate(cell.outputs)
+        if "_image" in o
+    ]
+    return {**result, "images": images[:4]} if images else result
 
 
 class ToolError(Exception):

@@ -14,6 +14,7 @@ import pytest
 
 from builtin_helpers import LOCAL, MODEL, PNG, interrupts, json_body, new_thread, tool_results
 from helpers import text_of
+from notebook_panel import Cell, Notebook, NotebookPanel, image_output, stream_output
 
 IMAGE_TEXT = "[image output: image/png, 70 bytes; not sent as an image]"
 
@@ -59,12 +60,15 @@ async def test_an_attached_image_reaches_a_model_that_reads_images(run_turn, mod
 
 @pytest.mark.parametrize(("model", "seen"), [(MODEL, 2), (LOCAL, 0)])
 async def test_the_images_of_a_read_cell_result_follow_its_text(run_turn, model_env, model, seen):
+    plots = [image_output(PNG), stream_output("done\n"), image_output(PNG)]
+    nb = NotebookPanel([Notebook("a.ipynb", [Cell("c-1", "x"), Cell("c-2", "plot()", outputs=plots)])], "a.ipynb")
     thread_id = new_thread()
     paused = await run_turn("chat", {"message": "look at cell c-2", "thread_id": thread_id, "model": model})
     [pending] = interrupts(paused)
     assert pending["action_requests"][0]["name"] == "read_cell"
 
-    decisions = [{"type": "respond", "message": read_cell_result(images=2)}]
+    decisions = nb.decisions(pending)
+    assert [i["output_index"] for i in json.loads(decisions[0]["message"])["images"]] == [0, 2]
     resumed = await run_turn("resume", {"thread_id": thread_id, "decisions": decisions, "model": model})
 
     assert text_of(resumed) == f"I read cell c-2 and see {seen} image(s)."

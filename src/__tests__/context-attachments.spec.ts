@@ -189,6 +189,42 @@ describe('how attachments travel', () => {
     });
   });
 
+  it("carry an image's bytes to this server's built-in agent, at most four of at most 1 MB", () => {
+    const withBytes = (data: string) => ({
+      ...image,
+      image: { mimeType: 'image/png', data }
+    });
+    // 1 MB decoded is 1,398,104 base64 characters (the last group padded).
+    const tooLarge = withBytes('A'.repeat(1398104 + 4));
+    const images = [
+      withBytes(PIXEL),
+      tooLarge,
+      ...['B', 'C', 'D', 'E'].map(c => withBytes(c.repeat(8)))
+    ];
+    const sent = chunkWireContext({ attachments: images }, true)
+      .attachments as { image?: { data: string } }[];
+    expect(sent.map(a => a.image?.data ?? null)).toEqual([
+      PIXEL,
+      null, // over 1 MB: its placeholder text alone
+      'BBBBBBBB',
+      'CCCCCCCC',
+      'DDDDDDDD',
+      null // the fifth that fits
+    ]);
+    expect(sent[0]).toEqual({
+      kind: 'image',
+      source: 'cell 1 of a.ipynb',
+      text: image.text,
+      image: { mime_type: 'image/png', data: PIXEL }
+    });
+    // Without the flag (the comm, another server) no bytes go at all.
+    expect(
+      (chunkWireContext({ attachments: images }).attachments as object[]).every(
+        a => !('image' in a)
+      )
+    ).toBe(true);
+  });
+
   it('are AG-UI context entries, the image a placeholder for an agent that takes none', () => {
     const { input } = runInput(chat(), new AguiThread('t'));
     expect(input.context).toEqual([

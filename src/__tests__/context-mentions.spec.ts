@@ -395,6 +395,44 @@ describe('reading the contents', () => {
     expect(asked).toHaveLength(1);
   });
 
+  it("reads a file's text for a review's diff, or says why it cannot", async () => {
+    const notFound = Object.assign(new Error('Not Found'), {
+      response: { status: 404 }
+    });
+    const { reader } = contents({
+      'a.txt': { path: 'a.txt', type: 'file', size: 2, content: 'hi' },
+      'big.csv': { path: 'big.csv', type: 'file', size: READ_LIMIT + 1 },
+      'img.png': { path: 'img.png', type: 'file', size: 3, content: null },
+      d: { path: 'd', type: 'directory' }
+    });
+    expect(await reader.text('a.txt')).toEqual({ kind: 'text', text: 'hi' });
+    expect(await reader.text('big.csv')).toEqual({
+      kind: 'unreadable',
+      reason: 'it is larger than 1 MB'
+    });
+    expect(await reader.text('img.png')).toEqual({
+      kind: 'unreadable',
+      reason: 'it is not a text file'
+    });
+    expect(await reader.text('d')).toEqual({
+      kind: 'unreadable',
+      reason: 'it is a folder'
+    });
+    expect(await reader.text('gone.txt')).toEqual({
+      kind: 'unreadable',
+      reason: 'No such file or directory: gone.txt'
+    });
+    const missing = new ContentsReader(
+      {
+        get: async () => {
+          throw notFound;
+        }
+      } as unknown as Contents.IManager,
+      trans
+    );
+    expect(await missing.text('new.txt')).toEqual({ kind: 'missing' });
+  });
+
   it('says why a folder or a missing file cannot be attached', async () => {
     const { reader } = contents({ d: { path: 'd', type: 'directory' } });
     await expect(reader.attachment('d')).rejects.toThrow(

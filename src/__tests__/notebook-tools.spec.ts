@@ -10,6 +10,7 @@ import { NOTEBOOK_TOOLS, notebookToolCall } from '../contracts/notebook-tools';
 import { ChangeReviews } from '../model/conversation/change-reviews';
 import { checkArguments } from '../notebook/tools/arguments';
 import {
+  cellImages,
   fingerprint,
   summariseCell,
   summariseOutput
@@ -177,6 +178,32 @@ describe('cell summaries', () => {
     expect(String(long.text)).toMatch(/… \(truncated, \d+ more characters\)$/);
   });
 
+  it("gives a cell's image outputs for a model that reads images, within the caps", () => {
+    const image = (mime: string, data: string | string[]) => ({
+      output_type: 'display_data',
+      data: { [mime]: data, 'text/plain': '<Figure>' },
+      metadata: {}
+    });
+    const outputs = [
+      { output_type: 'stream', name: 'stdout', text: 'hi' },
+      image('image/png', 'iVBO\nRw0K\n'),
+      image('image/jpeg', ['/9j/', '4AAQ']),
+      image('image/svg+xml', '<svg/>'), // text, read as text
+      image('image/png', 'A'.repeat(1398108)), // over 1 MB
+      ...['B', 'C', 'D'].map(c => image('image/gif', c.repeat(8)))
+    ] as nbformat.IOutput[];
+    const cell = { id: 'c', cell_type: 'code', source: 'plot()', outputs };
+    expect(cellImages(cell)).toEqual([
+      { mime_type: 'image/png', data: 'iVBORw0K', output_index: 1 },
+      { mime_type: 'image/jpeg', data: '/9j/4AAQ', output_index: 2 },
+      { mime_type: 'image/gif', data: 'BBBBBBBB', output_index: 5 },
+      { mime_type: 'image/gif', data: 'CCCCCCCC', output_index: 6 }
+    ]);
+    expect(cellImages({ id: 'm', cell_type: 'markdown', source: '#' })).toEqual(
+      []
+    );
+  });
+
   it('caps a long source but gives its whole length', () => {
     const summary = summariseCell(
       { id: 'c', cell_type: 'markdown', source: 'y'.repeat(3000) },
@@ -310,6 +337,32 @@ describe('NotebookToolRunner', () => {
       outputs: []
     });
     expect(reviews.pending).toHaveLength(0);
+  });
+
+  it("adds a read cell's images to the result, and none to read_notebook", async () => {
+    const { run, notebook } = setUp();
+    const plotted = notebook.cellData(1);
+    notebook.cellData = () => ({
+      ...plotted,
+      outputs: [
+        {
+          output_type: 'display_data',
+          data: { 'image/png': 'iVBORw0K' },
+          metadata: {}
+        }
+      ]
+    });
+    const read = await run('read_cell', { index: 1 });
+    expect(read.images).toEqual([
+      { mime_type: 'image/png', data: 'iVBORw0K', output_index: 0 }
+    ]);
+    expect(read.outputs).toEqual([
+      {
+        output_type: 'display_data',
+        data: { 'image/png': 'omitted (8 characters)' }
+      }
+    ]);
+    expect(await run('read_notebook', {})).not.toHaveProperty('images');
   });
 
   it('applies an edit after the review, with the proposal diffed against the cell', async () => {

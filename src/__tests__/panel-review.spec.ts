@@ -363,11 +363,9 @@ describe('review card', () => {
 
   it('offers no buttons for a review a plugin answers (a notebook change), until it is answered', () => {
     const context = makeContext();
-    const view = new ReviewCardView(
-      context.trans,
-      context.onDecisions,
-      action => action.name === 'ask_user'
-    );
+    const view = new ReviewCardView(context.trans, context.onDecisions, {
+      answeredByPlugin: action => action.name === 'ask_user'
+    });
     const card = interruptCard(ASK);
     view.update(card);
     view.settle('interrupted');
@@ -383,11 +381,9 @@ describe('review card', () => {
 
   it("is the user's to answer when the plugin takes only some rows", () => {
     const context = makeContext();
-    const view = new ReviewCardView(
-      context.trans,
-      context.onDecisions,
-      () => false
-    );
+    const view = new ReviewCardView(context.trans, context.onDecisions, {
+      answeredByPlugin: () => false
+    });
     view.update(interruptCard(ASK));
     view.settle('interrupted');
     expect(view.widget.node.dataset.state).toBe('open');

@@ -70,6 +70,43 @@ it('sends them as the optional fields of the HTTP chat body', async () => {
   transport.dispose();
 });
 
+it("sends an attached image's bytes to this Jupyter server's routes only", async () => {
+  const image = {
+    kind: 'image' as const,
+    source: 'cell 1 of a.ipynb',
+    text: '[image output: image/png, 3 bytes; not sent as an image]',
+    image: { mimeType: 'image/png', data: 'AAAA' }
+  };
+  const request: TurnRequest = {
+    ...REQUEST,
+    context: { attachments: [image] }
+  };
+  const sent = async (isJupyterRoute: boolean) => {
+    const bodies: { attachments: object[] }[] = [];
+    const transport = new ChunkWireHttpTransport({
+      baseUrl: 'http://127.0.0.1:1/agent-panel/',
+      connectTimeoutMs: 1000,
+      idleTimeoutMs: 0,
+      isJupyterRoute,
+      fetch: async (_url, init) => {
+        bodies.push(JSON.parse(String(init.body)));
+        return new Response(
+          'data: {"status": "complete", "outcome": "complete"}\n\n',
+          { status: 200, headers: { 'Content-Type': 'text/event-stream' } }
+        );
+      }
+    });
+    await transport.startTurn(request, sink()).done;
+    transport.dispose();
+    return bodies[0].attachments;
+  };
+  const { image: bytes, ...placeholder } = image;
+  expect(await sent(true)).toEqual([
+    { ...placeholder, image: { mime_type: 'image/png', data: bytes.data } }
+  ]);
+  expect(await sent(false)).toEqual([placeholder]);
+});
+
 it('sends them as the context object of the comm start_turn', async () => {
   const kernel = new FakeKernel();
   const helper = new FakeAgentHelper(kernel).load();

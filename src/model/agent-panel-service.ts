@@ -32,6 +32,10 @@ import type {
   IClientTool
 } from './conversation/client-tools';
 import { ChangeReviews } from './conversation/change-reviews';
+import {
+  alwaysAllowedReviews,
+  isAlwaysAllowed
+} from './conversation/always-allowed';
 import { ComposerContext } from './conversation/composer-context';
 import { InterruptHandlers } from './conversation/interrupt-handlers';
 import { HealthMonitor } from './connection/health-monitor';
@@ -81,6 +85,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this._bindModel(model);
     this.plan = new PlanTracker(model, this._trans);
     this._interrupts = new InterruptHandlers(model);
+    this._interrupts.register(alwaysAllowedReviews(this.changeReviews));
     this.modelChoice = new ModelChoice(this, this._trans);
   }
 
@@ -322,6 +327,11 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
 
   registerInterruptHandler(handler: IInterruptHandler): IDisposable {
     return this._interrupts.register(handler);
+  }
+
+  /** Whether the panel approves `action` itself: its tool is always allowed (docs/protocol.md §16.6). */
+  isAlwaysAllowed(action: IActionRequest): boolean {
+    return isAlwaysAllowed(this.changeReviews, action);
   }
 
   /** Whether a registered handler answers `action` in the user's place. */

@@ -33,6 +33,7 @@ import { ModelPicker } from './header/model-picker';
 import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
+import type { ReadFile } from './review/file-change-view';
 import { DemoAgentHint } from './transcript/demo-agent-hint';
 import { TranscriptView } from './transcript/transcript';
 import { WorkingIndicator } from './composer/working-indicator';
@@ -45,6 +46,8 @@ export interface IChatPanelOptions {
   rendermime: IRenderMimeRegistry;
   trans: TranslationBundle;
   commands: CommandRegistry;
+  /** Reads a file a review's diff needs (docs/protocol.md §16.6); none: no diff. */
+  readFile?: ReadFile;
 }
 
 /**
@@ -60,7 +63,8 @@ export class ChatPanel extends SidePanel {
     library,
     rendermime,
     trans,
-    commands
+    commands,
+    readFile
   }: IChatPanelOptions) {
     super({ content: new Panel() });
     this._service = service;
@@ -125,7 +129,12 @@ export class ChatPanel extends SidePanel {
       onResponse: (card, response) =>
         this._run(() => service.model.respond(card, response)),
       onRetry: () => this._run(() => service.model.retry()),
-      answeredByPlugin: action => service.answersInterrupt(action)
+      review: {
+        answeredByPlugin: action => service.answersInterrupt(action),
+        isAlwaysAllowed: action => service.isAlwaysAllowed(action),
+        alwaysAllow: tool => service.changeReviews.setAlwaysAllowed(tool, true),
+        readFile
+      }
     };
     this._list = new ConversationListView(library, trans, () =>
       this.toggleConversations(false)

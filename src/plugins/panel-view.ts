@@ -17,6 +17,7 @@ import {
   warmUpRenderers
 } from '../panel/common/agent-rendermime';
 import { serverAgentThreads } from '../transport/agent-threads';
+import { ContentsReader } from '../transport/contents-reader';
 import { serverConversationStore } from '../transport/conversation-store';
 import { httpTransportFactory } from '../transport/http';
 
@@ -51,12 +52,14 @@ export async function buildPanel(
     state,
     trans
   });
+  const files = new ContentsReader(app.serviceManager.contents, trans);
   const panel = new ChatPanel({
     service,
     library,
     rendermime,
     trans,
-    commands: app.commands
+    commands: app.commands,
+    readFile: path => files.text(path)
   });
   panel.disposed.connect(() => library.dispose());
   show(panel);

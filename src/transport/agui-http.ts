@@ -28,7 +28,11 @@ import { SseTurn } from './sse-turn';
 import { TurnSet } from './turn-set';
 
 /** `url` is the AG-UI endpoint: runs are POSTed to it, health is a GET of it. */
-export interface IAguiHttpOptions extends IHttpEndpoint {
+/** AG-UI sends images by the agent's declared capabilities, not by where it is. */
+export interface IAguiHttpOptions extends Omit<
+  IHttpEndpoint,
+  'isJupyterRoute'
+> {
   /**
    * How long to keep reading after the terminal event, to report what a
    * producer sends after it (quirk 5), before closing the request.

@@ -7,6 +7,7 @@
 import type { Contents } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IAttachmentDraft } from '../wire/attachments';
+import type { FileText } from '../wire/file-change';
 import { errorMessage } from '../wire/json';
 import { fileAttachment, type IContentsEntry } from '../wire/mentions';
 
@@ -86,9 +87,51 @@ export class ContentsReader {
     }
   }
 
+  /**
+   * File `path`'s text, for the diff of a change the agent proposes to it
+   * (docs/protocol.md §16.6): missing, or unreadable with the reason (a
+   * folder, over `READ_LIMIT`, not text, the server refused).
+   */
+  async text(path: string): Promise<FileText> {
+    const trans = this._trans;
+    let model: Contents.IModel;
+    try {
+      model = await this._contents.get(path, { content: false });
+    } catch (error) {
+      return isNotFound(error)
+        ? { kind: 'missing' }
+        : { kind: 'unreadable', reason: errorMessage(error) };
+    }
+    if (model.type === 'directory') {
+      return { kind: 'unreadable', reason: trans.__('it is a folder') };
+    }
+    if (typeof model.size === 'number' && model.size > READ_LIMIT) {
+      return { kind: 'unreadable', reason: trans.__('it is larger than 1 MB') };
+    }
+    try {
+      const file = await this._contents.get(path, {
+        type: 'file',
+        format: 'text',
+        content: true
+      });
+      return typeof file.content === 'string'
+        ? { kind: 'text', text: file.content }
+        : { kind: 'unreadable', reason: trans.__('it is not a text file') };
+    } catch (error) {
+      return { kind: 'unreadable', reason: errorMessage(error) };
+    }
+  }
+
   private _lastListing: {
     folder: string;
     at: number;
     entries: Promise<IContentsEntry[]>;
   } | null = null;
+}
+
+/** The contents API answered 404: there is no such file. */
+function isNotFound(error: unknown): boolean {
+  const response = (error as { response?: { status?: unknown } } | null)
+    ?.response;
+  return response?.status === 404;
 }

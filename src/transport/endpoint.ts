@@ -25,6 +25,8 @@ export interface IHttpEndpoint extends IEndpointTimeouts {
   url: string;
   /** The fetch for it (credentials already decided). */
   fetch: FetchLike;
+  /** A route of this Jupyter server (docs/protocol.md §6.5). */
+  isJupyterRoute: boolean;
 }
 
 export function httpEndpoint(
@@ -35,6 +37,7 @@ export function httpEndpoint(
   return {
     url: resolved.url,
     fetch: makeEndpointFetch(resolved, serverSettings, endpoint.headers),
+    isJupyterRoute: resolved.isJupyterRoute,
     ...endpointTimeouts(endpoint)
   };
 }

@@ -31,6 +31,8 @@ export interface IHttpTransportOptions extends SseEndpoint {
   baseUrl: string;
   /** How long Stop waits for the server's `cancelled` frame before aborting. */
   cancelGraceMs?: number;
+  /** A route of this Jupyter server: images attached go with their bytes (docs/protocol.md §16.7). */
+  isJupyterRoute?: boolean;
   trans?: TranslationBundle;
 }
 
@@ -66,7 +68,7 @@ export class ChunkWireHttpTransport implements IAgentTransport {
         this._options,
         this._trans,
         { route: request.kind, threadId: request.threadId },
-        requestBody(request),
+        requestBody(request, this._options.isJupyterRoute === true),
         sink
       )
     );
@@ -237,13 +239,17 @@ class ChunkWireTurn implements ITurnHandle {
   private _stopping = false;
 }
 
-function requestBody(request: ChunkWireRequest): unknown {
+/** What a turn POSTs; image bytes only to this server's own routes (docs/protocol.md §16.7). */
+function requestBody(
+  request: ChunkWireRequest,
+  toJupyterRoute: boolean
+): unknown {
   const model = request.model === undefined ? {} : { model: request.model };
   return request.kind === 'chat'
     ? {
         message: request.message,
         thread_id: request.threadId,
-        ...chunkWireContext(request.context),
+        ...chunkWireContext(request.context, toJupyterRoute),
         ...model
       }
     : { thread_id: request.threadId, decisions: request.decisions, ...model };

@@ -40,7 +40,7 @@ export interface IContextAttachment {
   source: string;
   /** What the agent reads: capped at `ATTACHMENT_LIMIT` (a placeholder for an image). */
   text: string;
-  /** An image's bytes; never sent over the chunk wire or the comm. */
+  /** An image's bytes: over AG-UI, and to this server's built-in agent (docs/protocol.md §16.7). */
   image?: IAttachedImage;
 }
 
@@ -209,14 +209,56 @@ export function sameAttachment(
   return a.kind === b.kind && a.source === b.source && a.text === b.text;
 }
 
+/** Images a model may get with one message or one tool result (docs/protocol.md §16.7). */
+export const MAX_IMAGES = 4;
+/** The largest image sent, once decoded. */
+export const MAX_IMAGE_BYTES = 1024 * 1024;
+/** All the images of one request together: well within the server's 4 MiB body limit in base64. */
+export const MAX_IMAGES_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The images that go, in order: each at most `MAX_IMAGE_BYTES`, at most
+ * `MAX_IMAGES` of them and `MAX_IMAGES_BYTES` in all; the others are left
+ * to their text.
+ */
+export function sendableImages<T extends { data: string }>(
+  images: readonly T[]
+): T[] {
+  const sent: T[] = [];
+  let total = 0;
+  for (const image of images) {
+    const size = byteSize(image.data);
+    if (
+      sent.length < MAX_IMAGES &&
+      size <= MAX_IMAGE_BYTES &&
+      total + size <= MAX_IMAGES_BYTES
+    ) {
+      sent.push(image);
+      total += size;
+    }
+  }
+  return sent;
+}
+
+/**
+ * An attachment as the chunk wire carries it; an image's bytes only to this
+ * server's built-in agent (docs/protocol.md §16.7). Type aliases, not
+ * interfaces, so that it is JSON for the comm's messages.
+ */
+type WireText = { kind: string; source: string; text: string };
+export type WireAttachment =
+  WireText | (WireText & { image: { mime_type: string; data: string } });
+
 /**
  * The context fields as the chunk wire and the comm carry them
- * (docs/protocol.md §6.2): the strings, and the attachments without image
- * bytes (their placeholder text says what there was).
+ * (docs/protocol.md §6.2): the strings, and the attachments. Image bytes go
+ * only where `withImages` says (this Jupyter server's routes, docs/protocol.md §16.7), capped;
+ * the placeholder text says what there was either way.
  */
-export function chunkWireContext(context: ITurnContext | undefined): {
-  [key: string]: string | { kind: string; source: string; text: string }[];
-} {
+export function chunkWireContext(
+  context: ITurnContext | undefined,
+  withImages = false
+): { [key: string]: string | WireAttachment[] } {
   const fields: ReturnType<typeof chunkWireContext> = {};
   for (const [key, value] of Object.entries(context ?? {})) {
     if (typeof value === 'string') {
@@ -224,12 +266,22 @@ export function chunkWireContext(context: ITurnContext | undefined): {
     }
   }
   const attachments = context?.attachments ?? [];
+  const sent = new Set(
+    withImages
+      ? sendableImages(attachments.flatMap(a => (a.image ? [a.image] : [])))
+      : []
+  );
   if (attachments.length > 0) {
-    fields.attachments = attachments.map(({ kind, source, text }) => ({
-      kind,
-      source,
-      text
-    }));
+    fields.attachments = attachments.map(({ kind, source, text, image }) =>
+      image && sent.has(image)
+        ? {
+            kind,
+            source,
+            text,
+            image: { mime_type: image.mimeType, data: image.data }
+          }
+        : { kind, source, text }
+    );
   }
   return fields;
 }

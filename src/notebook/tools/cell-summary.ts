@@ -7,6 +7,7 @@
  * Pure: no JupyterLab imports (types only).
  */
 import type * as nbformat from '@jupyterlab/nbformat';
+import { joined as joinedText, sendableImages } from '../../wire/attachments';
 import { capSelection } from '../../wire/context';
 import { isObject, type JsonObject } from '../../wire/json';
 
@@ -139,6 +140,34 @@ export function summariseOutput(
     default:
       return { output_type: String(output.output_type) };
   }
+}
+
+/** Image types a model may read (docs/protocol.md §16.7). */
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+/**
+ * A cell's image outputs for a model that reads images (`read_cell` and
+ * `run_cell`, docs/protocol.md §16.7): `{mime_type, data, output_index}`,
+ * within the caps of `sendableImages`. The result's `images` key; the
+ * server moves them out of the result's text.
+ */
+export function cellImages(cell: ICellData): JsonObject[] {
+  const found: { mime_type: string; data: string; output_index: number }[] = [];
+  (cell.outputs ?? []).forEach((output, index) => {
+    const bundle = isObject(output.data) ? output.data : {};
+    const mime = IMAGE_TYPES.find(type => typeof bundle[type] !== 'undefined');
+    if (mime) {
+      const data = joinedText(bundle[mime]).replace(/\s/g, '');
+      found.push({ mime_type: mime, data, output_index: index });
+    }
+  });
+  return sendableImages(found);
+}
+
+/** `result` with the cell's images, when it has any. */
+export function withImages(result: JsonObject, cell: ICellData): JsonObject {
+  const images = cellImages(cell);
+  return images.length > 0 ? { ...result, images } : result;
 }
 
 /** nbformat's multiline strings: a string or a list of lines. */

@@ -11,6 +11,7 @@ import {
   notebookToolCall
 } from '../../contracts/notebook-tools';
 import { respond } from '../../wire/decisions';
+import type { JsonObject } from '../../wire/json';
 import type { IAgentPanel } from '../../tokens';
 import { LiveNotebooks } from './live-notebook';
 import { NotebookTools } from './notebook-tools';
@@ -42,8 +43,10 @@ export function registerNotebookTools(
         name: tool.name,
         description: tool.description,
         parameters: tool.parameters,
-        run: (args, { callId, signal }) =>
-          runner.run({ name: tool.name, args, callId }, signal)
+        run: async (args, { callId, signal }) =>
+          withoutImages(
+            await runner.run({ name: tool.name, args, callId }, signal)
+          )
       })
     );
   }
@@ -57,6 +60,16 @@ export function registerNotebookTools(
     })
   );
   return registered;
+}
+
+/**
+ * A client tool's result is the text of a tool message, which no model reads
+ * images from: the images stay with the chunk wire's results (docs/protocol.md §16.7).
+ */
+function withoutImages(result: JsonObject): JsonObject {
+  const text = { ...result };
+  delete text.images;
+  return text;
 }
 
 /**

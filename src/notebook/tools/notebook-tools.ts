@@ -13,7 +13,8 @@ import {
   CELL_LIMITS,
   fingerprint,
   NOTEBOOK_LIMITS,
-  summariseCell
+  summariseCell,
+  withImages
 } from './cell-summary';
 import type { LiveNotebook, LiveNotebooks } from './live-notebook';
 import { noKernel, ToolFailure } from './tool-failure';
@@ -128,11 +129,15 @@ export class NotebookTools {
       typeof args.cell_id === 'string'
         ? notebook.indexOf(args.cell_id)
         : checkedIndex(notebook, args.index as number, notebook.cellCount - 1);
-    return {
-      status: 'ok',
-      path: notebook.path,
-      ...summariseCell(notebook.cellData(index), index, CELL_LIMITS)
-    };
+    const cell = notebook.cellData(index);
+    return withImages(
+      {
+        status: 'ok',
+        path: notebook.path,
+        ...summariseCell(cell, index, CELL_LIMITS)
+      },
+      cell
+    );
   }
 
   private _activeCell(): JsonObject {
@@ -333,18 +338,22 @@ export class NotebookTools {
         }
         const status = await notebook.run(at, seconds * 1000, signal);
         at = notebook.indexOf(cellId);
-        const ran = summariseCell(notebook.cellData(at), at, CELL_LIMITS);
-        return {
-          status: 'ok',
-          path: notebook.path,
-          cell_id: cellId,
-          index: at,
-          execution_count: ran.execution_count,
-          execution_status: status,
-          outputs: ran.outputs,
-          source: ran.source,
-          edited_by_user: editedSource !== null
-        };
+        const cell = notebook.cellData(at);
+        const ran = summariseCell(cell, at, CELL_LIMITS);
+        return withImages(
+          {
+            status: 'ok',
+            path: notebook.path,
+            cell_id: cellId,
+            index: at,
+            execution_count: ran.execution_count,
+            execution_status: status,
+            outputs: ran.outputs,
+            source: ran.source,
+            edited_by_user: editedSource !== null
+          },
+          cell
+        );
       }
     };
   }

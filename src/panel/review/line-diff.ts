@@ -34,11 +34,68 @@ export function diffStats(lines: readonly IDiffLine[]): {
   };
 }
 
-/** The diff as DOM: one row per line, its mark (+, −) and its text. */
-export function renderDiff(lines: readonly IDiffLine[]): HTMLElement {
+/** Unchanged lines left out of a diff. */
+export interface IDiffGap {
+  readonly kind: 'gap';
+  readonly count: number;
+}
+
+/**
+ * The changed lines with `context` unchanged lines around each change; the
+ * unchanged lines further away become gaps (a whole file's diff, where a
+ * cell's shows every line).
+ */
+export function aroundChanges(
+  lines: readonly IDiffLine[],
+  context = 3
+): (IDiffLine | IDiffGap)[] {
+  const near = lines.map(() => false);
+  lines.forEach((line, index) => {
+    if (line.kind !== 'same') {
+      for (let i = index - context; i <= index + context; i++) {
+        if (i >= 0 && i < lines.length) {
+          near[i] = true;
+        }
+      }
+    }
+  });
+  const shown: (IDiffLine | IDiffGap)[] = [];
+  let skipped = 0;
+  lines.forEach((line, index) => {
+    if (near[index]) {
+      if (skipped > 0) {
+        shown.push({ kind: 'gap', count: skipped });
+        skipped = 0;
+      }
+      shown.push(line);
+    } else {
+      skipped += 1;
+    }
+  });
+  if (skipped > 0) {
+    shown.push({ kind: 'gap', count: skipped });
+  }
+  return shown;
+}
+
+/**
+ * The diff as DOM: one row per line, its mark (+, −) and its text; a gap
+ * says how many unchanged lines it leaves out (`gapText`).
+ */
+export function renderDiff(
+  lines: readonly (IDiffLine | IDiffGap)[],
+  gapText: (count: number) => string = () => '…'
+): HTMLElement {
   const node = document.createElement('div');
   node.className = 'jp-AgentPanel-lineDiff';
   for (const line of lines) {
+    if (line.kind === 'gap') {
+      const gap = document.createElement('div');
+      gap.className = 'jp-AgentPanel-diffGap';
+      gap.textContent = gapText(line.count);
+      node.appendChild(gap);
+      continue;
+    }
     const row = document.createElement('div');
     row.className = 'jp-AgentPanel-diffLine';
     row.dataset.kind = line.kind;

@@ -10,6 +10,7 @@ import type {
   TranscriptItem
 } from '../../wire/types';
 import type { IItemView } from '../common/item-view';
+import type { ReadFile } from './file-change-view';
 import { ReviewRow } from './review-row';
 
 /** Hands the decisions to the model; false when it refused them. */
@@ -21,11 +22,21 @@ export type SubmitDecisions = (decisions: Decision[]) => boolean;
  * is submitted once ("Approve all" / "Reject all" when every row allows
  * it). Submitting locks the card; it then shows the decisions sent.
  */
+/** What a review card needs besides its decisions' destination. */
+export interface IReviewCardOptions {
+  /** Whether a plugin answers this row in the panel's place (docs/protocol.md §12.3). */
+  answeredByPlugin?(action: IActionRequest): boolean;
+  /** Whether the row's tool is always allowed: the panel approves it (docs/protocol.md §16.6). */
+  isAlwaysAllowed?(action: IActionRequest): boolean;
+  alwaysAllow?(tool: string): void;
+  readFile?: ReadFile;
+}
+
 export class ReviewCardView implements IItemView {
   constructor(
     private readonly _trans: TranslationBundle,
     private readonly _onSubmit: SubmitDecisions,
-    private readonly _answeredByPlugin?: (action: IActionRequest) => boolean
+    private readonly _options: IReviewCardOptions = {}
   ) {
     this.widget = new Widget();
     this.widget.addClass('jp-AgentPanel-review');
@@ -107,7 +118,9 @@ export class ReviewCardView implements IItemView {
       (action, index) =>
         new ReviewRow(trans, action, index, {
           single,
-          onDecided: () => this._onRowDecided()
+          onDecided: () => this._onRowDecided(),
+          readFile: this._options.readFile,
+          alwaysAllow: this._options.alwaysAllow
         })
     );
     if (!single) {
@@ -143,7 +156,7 @@ export class ReviewCardView implements IItemView {
   }
 
   private _delegated(): boolean {
-    const handled = this._answeredByPlugin;
+    const handled = this._options.answeredByPlugin;
     return (
       handled !== undefined &&
       this._rows.length > 0 &&
@@ -208,9 +221,15 @@ export class ReviewCardView implements IItemView {
           : trans.__('Review sent');
         break;
       case 'delegated':
-        this._heading.textContent = trans.__(
-          'Review the proposed notebook change below the conversation.'
-        );
+        this._heading.textContent = this._rows.every(
+          row => this._options.isAlwaysAllowed?.(row.action) === true
+        )
+          ? trans.__(
+              'Approved by the panel: always allowed in this conversation.'
+            )
+          : trans.__(
+              'Review the proposed notebook change below the conversation.'
+            );
         break;
       case 'expired':
         this._heading.textContent = trans.__(

@@ -3,7 +3,9 @@ import type { IDisposable } from '@lumino/disposable';
 import { approve, edit, reject, respond } from '../../wire/decisions';
 import { errorMessage } from '../../wire/json';
 import type { Decision, DecisionVerb, IActionRequest } from '../../wire/types';
+import { fileToolPath } from '../../wire/file-change';
 import { createArgsEditor, IArgsEditor } from './args-editor';
+import { FileChangeView, type ReadFile } from './file-change-view';
 import { CappedBlock } from '../common/capped-block';
 import { describeDecision, verbLabel } from './decision-text';
 import { capLongStrings, prettyJson } from '../common/format';
@@ -25,6 +27,10 @@ export interface IReviewRowOptions {
   single: boolean;
   /** A decision was made or withdrawn. */
   onDecided(): void;
+  /** Reads a file an agent's file tool would change, for its diff (docs/protocol.md §16.6). */
+  readFile?: ReadFile;
+  /** Approve the tool's later reviews in this conversation without asking (docs/protocol.md §16.6). */
+  alwaysAllow?(tool: string): void;
 }
 
 /** One action request of a review, with buttons for exactly its allowed verbs. */
@@ -61,6 +67,17 @@ export class ReviewRow implements IDisposable {
       );
       this.node.appendChild(this._args.node);
     }
+    const path = fileToolPath(action.name, action.args);
+    if (path !== null && _options.readFile) {
+      this._fileChange = new FileChangeView(
+        trans,
+        action.name!,
+        action.args,
+        path,
+        _options.readFile
+      );
+      this.node.appendChild(this._fileChange.node);
+    }
     this._buttons = document.createElement('div');
     this._buttons.className = 'jp-AgentPanel-reviewButtons';
     for (const verb of action.allowed) {
@@ -75,7 +92,13 @@ export class ReviewRow implements IDisposable {
     this._form.className = 'jp-AgentPanel-reviewForm';
     this._outcome = document.createElement('div');
     this._outcome.className = 'jp-AgentPanel-reviewOutcome';
-    this.node.append(this._buttons, this._form, this._outcome);
+    this._alwaysAllow = this._alwaysAllowBox();
+    this.node.append(
+      ...(this._alwaysAllow ? [this._alwaysAllow.parentElement!] : []),
+      this._buttons,
+      this._form,
+      this._outcome
+    );
     this.node.addEventListener('click', this);
     this.node.addEventListener('input', this);
     this._setState('waiting');
@@ -109,6 +132,11 @@ export class ReviewRow implements IDisposable {
   decide(decision: Decision): void {
     this._closeForm();
     this._decision = decision;
+    if (decision.type === 'approve' && this._alwaysAllow?.checked) {
+      this._options.alwaysAllow!(this.action.name!);
+    } else if (decision.type === 'edit') {
+      this._fileChange?.update(decision.edited_action.args);
+    }
     this._showOutcome(
       this._trans.__(
         'Your decision: %1',
@@ -198,8 +226,32 @@ export class ReviewRow implements IDisposable {
     this._isDisposed = true;
     this._closeForm();
     this._args.dispose();
+    this._fileChange?.dispose();
     this.node.removeEventListener('click', this);
     this.node.removeEventListener('input', this);
+  }
+
+  /**
+   * "Always allow <tool> in this conversation", for a row that can be
+   * approved (docs/protocol.md §16.6): kept when it is approved.
+   */
+  private _alwaysAllowBox(): HTMLInputElement | null {
+    const { name, allowed, synthetic } = this.action;
+    if (!this._options.alwaysAllow || !name || synthetic) {
+      return null;
+    }
+    if (!allowed.includes('approve')) {
+      return null;
+    }
+    const label = document.createElement('label');
+    label.className = 'jp-AgentPanel-alwaysAllowReview';
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    label.append(
+      box,
+      ' ' + this._trans.__('Always allow %1 in this conversation', name)
+    );
+    return box;
   }
 
   private _choose(verb: DecisionVerb): void {
@@ -354,6 +406,8 @@ export class ReviewRow implements IDisposable {
   }
 
   private readonly _args: CappedBlock;
+  private readonly _fileChange: FileChangeView | null = null;
+  private readonly _alwaysAllow: HTMLInputElement | null;
   private readonly _buttons: HTMLDivElement;
   private readonly _form: HTMLDivElement;
   private readonly _outcome: HTMLDivElement;

@@ -3,7 +3,6 @@ import type { ITurnEntry } from '../../model/conversation/chat-model';
 import type { InterruptResponse } from '../../wire/turn';
 import type {
   Decision,
-  IActionRequest,
   IInterruptCard,
   TranscriptItem,
   TurnChange
@@ -16,7 +15,7 @@ import type {
 } from '../common/item-view';
 import { ReasoningView } from './reasoning-view';
 import { RequestCardView } from '../review/request-card';
-import { ReviewCardView } from '../review/review-card';
+import { type IReviewCardOptions, ReviewCardView } from '../review/review-card';
 import { TextView } from './text-view';
 import { TurnActivityView } from './turn-activity';
 import { ToolView } from './tool-view';
@@ -30,10 +29,12 @@ export interface ITurnViewContext extends IItemViewContext {
   /** The user asked to send the last message again. */
   onRetry(): void;
   /**
-   * Whether a plugin answers this review row in the panel's place (a
-   * notebook tool call, reviewed as a diff instead, docs/protocol.md §12.3).
+   * How review cards answer: whether a plugin answers a row in the panel's
+   * place (a notebook tool call, reviewed as a diff instead:
+   * docs/protocol.md §12.3), "always allow" and the files a file tool would
+   * change (docs/protocol.md §16.6).
    */
-  answeredByPlugin?(action: IActionRequest): boolean;
+  review?: IReviewCardOptions;
 }
 
 /**
@@ -184,7 +185,7 @@ export class TurnView extends Panel {
           : new ReviewCardView(
               context.trans,
               context.onDecisions,
-              context.answeredByPlugin
+              context.review
             );
       default:
         return null;
