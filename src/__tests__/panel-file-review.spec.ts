@@ -260,6 +260,15 @@ describe('always allow', () => {
       view.widget.node.querySelector('.jp-AgentPanel-reviewHeading')!
         .textContent
     ).toBe('Approved by the panel: always allowed in this conversation.');
+    // And still once the answer is recorded.
+    view.update({
+      ...card([shout], ['approve', 'reject']),
+      answered: [{ type: 'approve' }]
+    });
+    expect(
+      view.widget.node.querySelector('.jp-AgentPanel-reviewHeading')!
+        .textContent
+    ).toBe('Approved by the panel: always allowed in this conversation.');
     view.dispose();
   });
 });

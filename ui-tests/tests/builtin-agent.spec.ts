@@ -12,6 +12,7 @@ import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
 import { answer, cells, notebookWith, reviewOf } from './notebook-helpers';
 import {
+  keepScreenshot,
   lastTurn,
   panelAfterReload,
   send,
@@ -120,6 +121,49 @@ test.describe('the built-in agent', () => {
     await send(reloaded, 'hello again');
     await expect(await answer(reloaded)).toHaveText(
       'Hello from gpt-4.1-mini! You said: hello again'
+    );
+  });
+
+  test('a file the agent writes is reviewed as a diff; "always allow" approves the next write', async ({
+    page,
+    baseURL
+  }, testInfo) => {
+    const tag = `notes${Date.now()}`;
+    const fileOf = async (name: string) =>
+      page.request.get(`${baseURL}/api/contents/${name}?content=1`);
+    const panel = await startFresh(page);
+    await picker(panel).selectOption(MODEL);
+
+    await send(panel, `write the file ${tag}-a.txt with hello`);
+    const row = lastTurn(panel).locator('.jp-AgentPanel-reviewRow');
+    const change = row.locator('.jp-AgentPanel-fileChange');
+    await expect(change.locator('.jp-AgentPanel-fileChangePath')).toHaveText(
+      `${tag}-a.txt`
+    );
+    await expect(change.locator('.jp-AgentPanel-fileChangeNote')).toHaveText(
+      'A new file.'
+    );
+    await expect(change.locator('.jp-AgentPanel-diffLine')).toHaveText([
+      '+hello'
+    ]);
+    expect((await fileOf(`${tag}-a.txt`)).status()).toBe(404);
+    await keepScreenshot(await row.screenshot(), 'file-review', testInfo);
+    await row.locator('.jp-AgentPanel-alwaysAllowReview input').check();
+    await row.locator('[data-verb="approve"]').click();
+    await expect(await answer(panel)).toContainText(`Done: `);
+    expect((await (await fileOf(`${tag}-a.txt`)).json()).content).toBe(
+      'hello\n'
+    );
+
+    // The next write of this conversation is approved by the panel itself.
+    await send(panel, `write the file ${tag}-b.txt with again`);
+    await expect(await answer(panel)).toContainText(`Done: `);
+    // Its review card is in the turn that paused; the answer in the next one.
+    await expect(
+      panel.locator('.jp-AgentPanel-reviewHeading').last()
+    ).toHaveText('Approved by the panel: always allowed in this conversation.');
+    expect((await (await fileOf(`${tag}-b.txt`)).json()).content).toBe(
+      'again\n'
     );
   });
 });

@@ -164,6 +164,14 @@ export class ReviewCardView implements IItemView {
     );
   }
 
+  /** Every row's tool is always allowed: the panel approves the review itself. */
+  private _allAlwaysAllowed(): boolean {
+    const allowed = this._options.isAlwaysAllowed;
+    return (
+      allowed !== undefined && this._rows.every(row => allowed(row.action))
+    );
+  }
+
   private _onRowDecided(): void {
     if (this._state !== 'open') {
       return;
@@ -196,6 +204,8 @@ export class ReviewCardView implements IItemView {
   }
 
   private _showAnswered(decisions: Decision[]): void {
+    this._approvedByPanel =
+      this._state === 'delegated' && this._allAlwaysAllowed();
     this._state = 'answered';
     this._rows.forEach((row, index) => {
       if (decisions[index]) {
@@ -207,6 +217,9 @@ export class ReviewCardView implements IItemView {
 
   private _render(): void {
     const trans = this._trans;
+    const approvedByPanel = trans.__(
+      'Approved by the panel: always allowed in this conversation.'
+    );
     const count = this._rows.length;
     const decided = this._rows.filter(row => row.decision !== null).length;
     this.widget.node.dataset.state = this._elsewhere
@@ -218,15 +231,13 @@ export class ReviewCardView implements IItemView {
           ? trans.__(
               'Already answered elsewhere (in another tab or window): the decisions below were not applied.'
             )
-          : trans.__('Review sent');
+          : this._approvedByPanel
+            ? approvedByPanel
+            : trans.__('Review sent');
         break;
       case 'delegated':
-        this._heading.textContent = this._rows.every(
-          row => this._options.isAlwaysAllowed?.(row.action) === true
-        )
-          ? trans.__(
-              'Approved by the panel: always allowed in this conversation.'
-            )
+        this._heading.textContent = this._allAlwaysAllowed()
+          ? approvedByPanel
           : trans.__(
               'Review the proposed notebook change below the conversation.'
             );
@@ -267,6 +278,8 @@ export class ReviewCardView implements IItemView {
     'open';
   /** The producer said the review was answered elsewhere. */
   private _elsewhere = false;
+  /** The panel approved it itself (its tools are always allowed). */
+  private _approvedByPanel = false;
 }
 
 function button(label: string, className: string): HTMLButtonElement {
