@@ -1,7 +1,8 @@
 """A turn's token usage on any served graph (docs/protocol.md §16.4), over HTTP and the kernel comm.
 
-``graphs/counted.py``'s model reports LangChain usage metadata: one token per
-message read, one per word written. A turn's ``usage`` frame sums its model
+The UI tests' history-count graph (``ui-tests/graphs/history_count.py``) has
+a model that reports LangChain usage metadata: one token per message read, one
+per word written; a message that mentions a tool calls one first. A turn's ``usage`` frame sums its model
 calls and comes just before its terminal frame; a graph whose model reports
 none (the keyless demo) sends no ``usage`` frame.
 """
@@ -11,11 +12,12 @@ import json
 
 import pytest
 
+from agui_helpers import GRAPHS as UI_GRAPHS
 from builtin_helpers import new_thread, usage_frames
-from helpers import GRAPHS, assert_one_terminal_last
+from helpers import assert_one_terminal_last
 from kernel_comm_client import PanelComm
 
-COUNTED = f"{GRAPHS / 'counted.py'}:graph"
+COUNTED = f"{UI_GRAPHS / 'history_count.py'}:graph"
 
 
 @pytest.fixture
@@ -28,10 +30,10 @@ async def test_a_turn_reports_the_sum_of_its_model_calls_before_its_end(run_turn
     first = await run_turn("agents/counted/chat", {"message": "hello", "thread_id": thread_id})
     second = await run_turn("agents/counted/chat", {"message": "use the tool", "thread_id": thread_id})
 
-    # Read 1 message, wrote 3 words.
-    assert first[-2:] == [{"status": "usage", "input_tokens": 1, "output_tokens": 3}, assert_one_terminal_last(first)]
-    # Two calls: read 3 messages and wrote nothing (the tool call), then read 5 and wrote 3 words.
-    assert usage_frames(second) == [{"status": "usage", "input_tokens": 8, "output_tokens": 3}]
+    # Read 1 message, wrote 10 words ("Checkpoint: 1 messages, 1 distinct ids, 1 from the user.").
+    assert first[-2:] == [{"status": "usage", "input_tokens": 1, "output_tokens": 10}, assert_one_terminal_last(first)]
+    # Two calls: read 3 messages and wrote nothing (the tool call), then read 5 and wrote 10 words.
+    assert usage_frames(second) == [{"status": "usage", "input_tokens": 8, "output_tokens": 10}]
     assert second[-2]["status"] == "usage"
 
 
@@ -49,5 +51,5 @@ def test_the_kernel_comm_reports_usage_too(kernel):
 
     frames, end = panel.run_turn("hello", new_thread())
 
-    assert frames[-2:] == [{"status": "usage", "input_tokens": 1, "output_tokens": 3}, frames[-1]]
+    assert frames[-2:] == [{"status": "usage", "input_tokens": 1, "output_tokens": 10}, frames[-1]]
     assert frames[-1]["status"] == "complete" and end["outcome"] == "complete"

@@ -1,10 +1,7 @@
-import { Notification } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { caretDownEmptyIcon } from '@jupyterlab/ui-components';
-import { Widget } from '@lumino/widgets';
 import type { IModelOffer } from '../../contracts/models';
 import type { ModelChoice } from '../../model/conversation/model-choice';
-import { errorMessage } from '../../wire/json';
+import { ToolbarSelect } from './toolbar-select';
 
 /** One `<option>` as it should be. */
 interface IOptionSpec {
@@ -16,68 +13,40 @@ interface IOptionSpec {
 }
 
 /**
- * The toolbar's model dropdown, next to the endpoint's and dressed the same
- * (a native `<select>` as JupyterLab's `HTMLSelect`): the model of the
+ * The toolbar's model dropdown, next to the endpoint's: the model of the
  * conversation's next messages, of those its endpoint offers
  * (docs/protocol.md §16.3). Shown only when the endpoint lets the
  * conversation choose; models that cannot be used are listed disabled, with
  * the reason. Locked while a turn runs.
  */
-export class ModelPicker extends Widget {
+export class ModelPicker extends ToolbarSelect {
   constructor(
     private readonly _choice: ModelChoice,
     private readonly _trans: TranslationBundle
   ) {
-    super();
-    this.addClass('jp-HTMLSelect');
-    this.addClass('jp-DefaultStyle');
-    this.addClass('jp-AgentPanel-pickerBox');
+    super('jp-AgentPanel-modelPicker', _trans.__('Agent model'));
     this.addClass('jp-AgentPanel-modelPickerBox');
-    this._select.className = 'jp-AgentPanel-modelPicker';
-    this._select.setAttribute('aria-label', _trans.__('Agent model'));
-    this.node.append(
-      this._select,
-      caretDownEmptyIcon.element({
-        tag: 'span',
-        stylesheet: 'select',
-        right: '4px',
-        top: '4px'
-      })
-    );
-    this._select.addEventListener('change', this);
-    _choice.changed.connect(this._render, this);
-    this._render();
-  }
-
-  handleEvent(event: Event): void {
-    if (event.type !== 'change') {
-      return;
-    }
-    try {
-      this._choice.choose(this._select.value || null);
-    } catch (error) {
-      Notification.warning(errorMessage(error), { autoClose: 5000 });
-      this._render();
-    }
+    _choice.changed.connect(this.render, this);
+    this.render();
   }
 
   dispose(): void {
     if (this.isDisposed) {
       return;
     }
-    this._select.removeEventListener('change', this);
-    this._choice.changed.disconnect(this._render, this);
-    if (this._lockFrame !== null) {
-      cancelAnimationFrame(this._lockFrame);
-    }
+    this._choice.changed.disconnect(this.render, this);
     super.dispose();
+  }
+
+  protected choose(value: string): void {
+    this._choice.choose(value || null);
   }
 
   /**
    * Write only what changed: JupyterLab's toolbar answers each change
    * inside it with a forced layout (see `EndpointPicker`).
    */
-  private _render(): void {
+  protected render(): void {
     const offer = this._choice.offer;
     this.setHidden(offer === null);
     if (offer === null) {
@@ -88,17 +57,17 @@ export class ModelPicker extends Widget {
     const key = JSON.stringify(options);
     if (key !== this._optionsKey) {
       this._optionsKey = key;
-      this._select.replaceChildren(...options.map(optionOf));
+      this.select.replaceChildren(...options.map(optionOf));
     }
     const value = chosen ?? '';
-    if (this._select.value !== value) {
-      this._select.value = value;
+    if (this.select.value !== value) {
+      this.select.value = value;
     }
     const title = this._tooltip(offer, options, value);
-    if (this._select.title !== title) {
-      this._select.title = title;
+    if (this.select.title !== title) {
+      this.select.title = title;
     }
-    this._lockNextFrame();
+    this.lockNextFrame(() => this._choice.blocked !== null);
   }
 
   /** The endpoint's default first, then every model, and a chosen one it lacks. */
@@ -172,25 +141,8 @@ export class ModelPicker extends Widget {
     return lines.join('\n');
   }
 
-  /**
-   * Lock or unlock at the next animation frame, as `EndpointPicker` does:
-   * not inside Send or a turn's end, where a change to `disabled` would
-   * force a layout of the page. `ModelChoice.choose` refuses meanwhile.
-   */
-  private _lockNextFrame(): void {
-    this._lockFrame ??= requestAnimationFrame(() => {
-      this._lockFrame = null;
-      const locked = this._choice.blocked !== null;
-      if (this._select.disabled !== locked) {
-        this._select.disabled = locked;
-      }
-    });
-  }
-
-  private readonly _select = document.createElement('select');
   /** The options written last, to write them only when they change. */
   private _optionsKey = '';
-  private _lockFrame: number | null = null;
 }
 
 function optionOf(spec: IOptionSpec): HTMLOptionElement {

@@ -13,7 +13,7 @@ import type {
   IChangeReviews,
   IPendingReview
 } from '../../model/conversation/change-reviews';
-import { diffStats, lineDiff, renderDiff } from './line-diff';
+import { lineDiff, renderDiff, renderStats } from './line-diff';
 import { makeButton } from './review-row';
 
 export class ChangeReviewsView extends Widget {
@@ -226,16 +226,10 @@ class ChangeReviewCard {
             proposal.current,
             proposal.kind === 'delete' ? '' : proposed
           );
-    const { added, removed } = diffStats(lines);
-    const stats = document.createElement('div');
-    stats.className = 'jp-AgentPanel-diffStats';
-    const trans = this._trans;
-    stats.textContent = trans.__(
-      '%1, %2',
-      trans._n('%1 line added', '%1 lines added', added),
-      trans._n('%1 line removed', '%1 lines removed', removed)
+    this._diff.replaceChildren(
+      renderStats(lines, this._trans),
+      renderDiff(lines)
     );
-    this._diff.replaceChildren(stats, renderDiff(lines));
   }
 
   private _openEditor(): void {

@@ -11,7 +11,7 @@ import {
   type FileText,
   type IFileChange
 } from '../../wire/file-change';
-import { aroundChanges, diffStats, lineDiff, renderDiff } from './line-diff';
+import { aroundChanges, lineDiff, renderDiff, renderStats } from './line-diff';
 
 /** Reads a file from the Jupyter root for the diff. */
 export type ReadFile = (path: string) => Promise<FileText>;
@@ -65,18 +65,13 @@ export class FileChangeView {
     this._note.textContent = this._noteOf(change, current);
     this._note.hidden = !this._note.textContent;
     const lines = lineDiff(change.before, change.after);
-    const { added, removed } = diffStats(lines);
-    const stats = document.createElement('div');
-    stats.className = 'jp-AgentPanel-diffStats';
     const trans = this._trans;
-    stats.textContent = trans.__(
-      '%1, %2',
-      trans._n('%1 line added', '%1 lines added', added),
-      trans._n('%1 line removed', '%1 lines removed', removed)
-    );
     const gap = (count: number) =>
       trans._n('… %1 unchanged line', '… %1 unchanged lines', count);
-    this._body.replaceChildren(stats, renderDiff(aroundChanges(lines), gap));
+    this._body.replaceChildren(
+      renderStats(lines, trans),
+      renderDiff(aroundChanges(lines), gap)
+    );
   }
 
   private _noteOf(change: IFileChange, current: FileText): string {

@@ -2,6 +2,7 @@
  * A line diff of a cell's source, as the review of a notebook change shows
  * it: lines removed, added or kept, in order (jsdiff's `diffLines`).
  */
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { diffLines } from 'diff';
 
 export interface IDiffLine {
@@ -32,6 +33,22 @@ export function diffStats(lines: readonly IDiffLine[]): {
     added: lines.filter(line => line.kind === 'added').length,
     removed: lines.filter(line => line.kind === 'removed').length
   };
+}
+
+/** "2 lines added, 1 line removed", above a diff. */
+export function renderStats(
+  lines: readonly IDiffLine[],
+  trans: TranslationBundle
+): HTMLElement {
+  const { added, removed } = diffStats(lines);
+  const stats = document.createElement('div');
+  stats.className = 'jp-AgentPanel-diffStats';
+  stats.textContent = trans.__(
+    '%1, %2',
+    trans._n('%1 line added', '%1 lines added', added),
+    trans._n('%1 line removed', '%1 lines removed', removed)
+  );
+  return stats;
 }
 
 /** Unchanged lines left out of a diff. */
