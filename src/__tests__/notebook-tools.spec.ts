@@ -269,6 +269,12 @@ class FakeNotebook {
   setSource(index: number, source: string): void {
     this.cells[index].source = source;
   }
+  provenanceOf(): undefined {
+    return undefined;
+  }
+  cellJson(index: number) {
+    return { ...this.cells[index], metadata: {} };
+  }
   delete(index: number): void {
     this.cells.splice(index, 1);
   }

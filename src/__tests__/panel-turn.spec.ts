@@ -1,5 +1,6 @@
 import './clipboard-shim';
 import { Clipboard } from '@jupyterlab/apputils';
+import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 import { ChatModel } from '../model/conversation/chat-model';
 import { TranscriptView } from '../panel/transcript/transcript';
@@ -131,7 +132,23 @@ describe('TurnView incremental updates', () => {
 });
 
 describe('tool cards', () => {
-  it('shows status in words, the duration and the result', () => {
+  /** The card's Details, opened. */
+  const details = (card: Element): HTMLElement => {
+    const toggle = card.querySelector<HTMLButtonElement>(
+      '.jp-AgentPanel-toolToggle'
+    )!;
+    if (toggle.getAttribute('aria-expanded') !== 'true') {
+      click(toggle);
+    }
+    return card.querySelector<HTMLElement>('.jp-AgentPanel-toolDetails')!;
+  };
+  /** The keys and values of a key/value list, as `key=value`. */
+  const pairs = (list: Element): string[] =>
+    [...list.querySelectorAll('dt')].map(
+      term => `${term.textContent}=${term.nextElementSibling!.textContent}`
+    );
+
+  it('is one line in words with its status and duration; Details has the arguments and result', () => {
     const h = harness();
     h.push(tool({ query: 'use a tool' }));
     const card = h
@@ -141,72 +158,69 @@ describe('tool cards', () => {
     expect(card.querySelector('.jp-AgentPanel-toolStatus')!.textContent).toBe(
       'Running…'
     );
-    expect(card.querySelector('.jp-AgentPanel-toolName')!.textContent).toBe(
-      'lookup'
-    );
-    expect(card.querySelector('.jp-AgentPanel-toolArgs pre')!.textContent).toBe(
-      '{\n  "query": "use a tool"\n}'
+    expect(card.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
+      'lookup(query: "use a tool")'
     );
     expect(
-      card.querySelector<HTMLElement>('.jp-AgentPanel-toolResult')!.hidden
+      card.querySelector<HTMLElement>('.jp-AgentPanel-toolDetails')!.hidden
     ).toBe(true);
+    const [argsList] = details(card).querySelectorAll('dl');
+    expect(pairs(argsList)).toEqual(['query=use a tool']);
 
     h.push(result('{"answer": "42"}'));
     expect(card.dataset.status).toBe('success');
     expect(card.querySelector('.jp-AgentPanel-toolStatus')!.textContent).toBe(
-      'Succeeded'
+      'Done'
     );
     expect(card.querySelector('.jp-AgentPanel-toolDuration')!.textContent).toBe(
       '1.2 s'
     );
-    expect(
-      card.querySelector('.jp-AgentPanel-toolResult pre')!.textContent
-    ).toBe('{"answer": "42"}');
-    expect(
-      card.querySelector<HTMLElement>('.jp-AgentPanel-toolTruncated')!.hidden
-    ).toBe(true);
+    // A JSON result reads as keys and values, never as an escaped string.
+    const lists = details(card).querySelectorAll('dl');
+    expect(pairs(lists[1])).toEqual(['answer=42']);
+    expect(card.textContent).not.toContain('{"answer"');
+    expect(card.querySelector('.jp-AgentPanel-toolTruncated')).toBeNull();
   });
 
-  it('caps a long result at maxToolResultChars with Show more, and hints at server truncation', () => {
+  it('caps a long result at maxToolResultChars with Show more, and says the server cut it', () => {
     const h = harness(makeContext({ maxToolResultChars: 100 }));
     h.push(tool({}));
     const long = 'x'.repeat(500) + '…(truncated)';
     h.push(result(long));
     const card = h.turn().node.querySelector('.jp-AgentPanel-tool')!;
-    const pre = card.querySelector('.jp-AgentPanel-toolResult pre')!;
-    const toggle = card.querySelector<HTMLButtonElement>(
-      '.jp-AgentPanel-toolResult .jp-AgentPanel-showMore'
+    const shown = details(card);
+    const pre = shown.querySelector('.jp-AgentPanel-valueBlock pre')!;
+    const toggle = shown.querySelector<HTMLButtonElement>(
+      '.jp-AgentPanel-valueBlock .jp-AgentPanel-showMore'
     )!;
     expect(pre.textContent).toBe('x'.repeat(100) + '…');
-    expect(toggle.hidden).toBe(false);
     expect(toggle.textContent).toBe('Show more');
     click(toggle);
     expect(pre.textContent).toBe(long);
-    expect(toggle.textContent).toBe('Show less');
     expect(
-      card.querySelector<HTMLElement>('.jp-AgentPanel-toolTruncated')!.hidden
-    ).toBe(false);
-    expect(card.textContent).toContain('Truncated by the server');
+      shown.querySelector('.jp-AgentPanel-toolTruncated')!.textContent
+    ).toBe(
+      'The agent got the whole result; the server sent the panel its beginning only.'
+    );
   });
 
-  it('caps long argument values, shows raw arguments as text and labels errors', () => {
+  it('caps long argument values, names raw arguments, and says why a call failed', () => {
     const h = harness();
     h.push(tool({ content: 'y'.repeat(300), n: 1 }));
     const card = h.turn().node.querySelector('.jp-AgentPanel-tool')!;
-    const args = card.querySelector('.jp-AgentPanel-toolArgs pre')!;
-    expect(args.textContent).toContain(`"${'y'.repeat(200)}…"`);
-    expect(args.textContent).toContain('"n": 1');
-    click(
-      card.querySelector('.jp-AgentPanel-toolArgs .jp-AgentPanel-showMore')
-    );
+    const args = details(card);
+    expect(
+      args.querySelector('.jp-AgentPanel-valueBlock pre')!.textContent
+    ).toBe('y'.repeat(200) + '…');
+    click(args.querySelector('.jp-AgentPanel-showMore'));
     expect(args.textContent).toContain('y'.repeat(300));
 
     h.push(tool({ _raw: '{not json' }, 'c2', 'broken'));
     const raw = h.turn().node.querySelectorAll('.jp-AgentPanel-tool')[1];
-    expect(raw.textContent).toContain('Arguments (not valid JSON)');
-    expect(raw.querySelector('.jp-AgentPanel-toolArgs pre')!.textContent).toBe(
-      '{not json'
+    expect(raw.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
+      'broken({not json)'
     );
+    expect(details(raw).textContent).toContain('Arguments (not valid JSON)');
     h.push(
       result('Error: bad input', {
         id: 'c2',
@@ -217,7 +231,9 @@ describe('tool cards', () => {
     expect(raw.querySelector('.jp-AgentPanel-toolStatus')!.textContent).toBe(
       'Failed'
     );
-    expect(raw.textContent).toContain('Error');
+    expect(
+      raw.querySelector('.jp-AgentPanel-toolOutcome-failed')!.textContent
+    ).toBe('Error: bad input');
     expect(
       raw.querySelector<HTMLElement>('.jp-AgentPanel-toolDuration')!.hidden
     ).toBe(true);
@@ -232,7 +248,7 @@ describe('tool cards', () => {
     expect(card.textContent).toContain('A result with no matching tool call.');
     expect(card.dataset.status).toBe('unknown');
     expect(card.querySelector('.jp-AgentPanel-toolStatus')!.textContent).toBe(
-      'Finished (status unknown)'
+      'Finished'
     );
   });
 
@@ -245,6 +261,131 @@ describe('tool cards', () => {
       .node.querySelector<HTMLElement>('.jp-AgentPanel-tool')!;
     expect(card.dataset.status).toBe('waiting');
     expect(card.textContent).toContain('Waiting for your review');
+  });
+});
+
+describe('a notebook change reviewed before it ran', () => {
+  const NB = 'work/a.ipynb';
+  const marker = {
+    jupyterlab_agent_panel: {
+      notebook_tool: 1,
+      mutates: true,
+      tool_call_id: 'call-1'
+    }
+  };
+
+  /** A call of insert_cell that pauses for its review, then its result in the turn that resumes. */
+  function reviewedInsert(context: ITestContext = makeContext()) {
+    const h = harness(context);
+    h.push({
+      status: 'streaming',
+      tool_calls: [
+        { name: 'insert_cell', args: { path: NB, source: 'x' }, id: 'call-1' }
+      ]
+    });
+    h.push({
+      status: 'interrupt',
+      interrupt: {
+        action_requests: [
+          { name: 'insert_cell', args: { path: NB, source: 'x' }, ...marker }
+        ],
+        review_configs: [
+          {
+            action_name: 'insert_cell',
+            allowed_decisions: ['respond', 'reject']
+          }
+        ],
+        allowed_decisions: ['respond', 'reject']
+      }
+    });
+    h.transport.lastTurn.sink.frame(complete('interrupted'));
+    const paused = h.turn();
+    const applied = {
+      status: 'applied',
+      path: NB,
+      cell_id: 'new-1',
+      index: 1,
+      cell_type: 'code',
+      source: 'x',
+      edited_by_user: false
+    };
+    const resume = () => {
+      h.model.answer([{ type: 'respond', message: JSON.stringify(applied) }]);
+      h.push({
+        status: 'streaming',
+        tool_result: JSON.stringify(applied),
+        id: 'call-1',
+        name: 'insert_cell',
+        tool_status: 'success',
+        duration_ms: 2
+      });
+      h.transport.lastTurn.sink.frame(complete());
+    };
+    return { h, paused, resume };
+  }
+
+  it('is one card, in the turn that asked: the review card adds nothing, the result comes to it', () => {
+    const context = makeContext();
+    context.review = { answeredByPlugin: () => true };
+    context.showReview = jest.fn();
+    const { h, paused, resume } = reviewedInsert(context);
+    const card = paused.node.querySelector<HTMLElement>('.jp-AgentPanel-tool')!;
+    expect(card.dataset.status).toBe('waiting');
+    expect(card.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
+      'Insert a code cell in a.ipynb'
+    );
+    // The diff card below the conversation is the one review.
+    expect(
+      paused.node.querySelector('.jp-AgentPanel-review')!.classList
+    ).toContain('lm-mod-hidden');
+    click(card.querySelector('.jp-AgentPanel-tool-review'));
+    expect(context.showReview).toHaveBeenCalledTimes(1);
+
+    resume();
+    const visible = [
+      ...h.view.node.querySelectorAll<HTMLElement>('.jp-AgentPanel-tool')
+    ].filter(node => !node.classList.contains('lm-mod-hidden'));
+    expect(visible).toEqual([card]);
+    expect(card.dataset.status).toBe('success');
+    expect(card.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
+      'Inserted a code cell in a.ipynb (cell 2)'
+    );
+    expect(card.querySelector('.jp-AgentPanel-toolOutcome')!.textContent).toBe(
+      'You applied this change.'
+    );
+    // Timed from the review: no duration is the call's.
+    expect(
+      card.querySelector<HTMLElement>('.jp-AgentPanel-toolDuration')!.hidden
+    ).toBe(true);
+  });
+
+  it('reveals the cell it names, and offers Undo while the change can be taken back', async () => {
+    const context = makeContext();
+    const revealed: unknown[] = [];
+    context.revealCell = cell => revealed.push(cell);
+    let state: 'applied' | 'undone' = 'applied';
+    const undo = {
+      changed: new Signal<never, string>({} as never),
+      state: () => state,
+      undo: jest.fn(async () => {
+        state = 'undone';
+        return null;
+      })
+    };
+    context.undo = () => undo as never;
+    const { paused, resume } = reviewedInsert(context);
+    resume();
+    const card = paused.node.querySelector<HTMLElement>('.jp-AgentPanel-tool')!;
+    click(card.querySelector('.jp-AgentPanel-cellLink'));
+    expect(revealed).toEqual([{ path: NB, cellId: 'new-1' }]);
+    click(card.querySelector('.jp-AgentPanel-tool-undo'));
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(undo.undo).toHaveBeenCalledWith('call-1');
+    expect(card.querySelector('.jp-AgentPanel-tool-undo')).toBeNull();
+    expect(card.querySelector('.jp-AgentPanel-toolUndone')!.textContent).toBe(
+      'Undone.'
+    );
   });
 });
 

@@ -3,6 +3,7 @@
  * kind, commands shown on transcript items, and answers to reviews they
  * recognise.
  */
+import type { ISignal } from '@lumino/signaling';
 import type { Decision, IActionRequest } from '../wire/types';
 import type { IAgentTransport } from './transport';
 import type { IEndpointSettings } from './settings';
@@ -42,3 +43,23 @@ export interface IInterruptHandler {
    */
   decide(action: IActionRequest, signal: AbortSignal): Promise<Decision>;
 }
+
+/**
+ * Takes back a notebook change the agent applied, from the card of the call
+ * that made it (docs/protocol.md §12.10). Provided by the notebook tools.
+ */
+export interface IChangeUndo {
+  /** The change made by call `callId` was recorded, undone or redone. */
+  readonly changed: ISignal<IChangeUndo, string>;
+  /** `applied`: it can be undone; `undone`: it was; null: no change of that call is known here. */
+  state(callId: string): 'applied' | 'undone' | null;
+  /**
+   * Take the change back as one step (one Undo Cell Operation). Resolves to
+   * null, or to why not, for the user: the cell changed since, the notebook
+   * is not open.
+   */
+  undo(callId: string): Promise<string | null>;
+}
+
+/** The command that shows a notebook cell, args `{path, cellId}` (a tool card's "cell 3"). */
+export const REVEAL_CELL_COMMAND = 'agent-panel:reveal-cell';

@@ -12,6 +12,7 @@ import {
   TransportKind
 } from '../contracts/settings';
 import type {
+  IChangeUndo,
   IInterruptHandler,
   IItemAction,
   TransportFactory
@@ -325,6 +326,20 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     return this.clientTools.register(tool);
   }
 
+  /** What takes back a change the agent applied, when a plugin provides it. */
+  get changeUndo(): IChangeUndo | null {
+    return this._changeUndo;
+  }
+
+  registerChangeUndo(undo: IChangeUndo): IDisposable {
+    this._changeUndo = undo;
+    return new DisposableDelegate(() => {
+      if (this._changeUndo === undo) {
+        this._changeUndo = null;
+      }
+    });
+  }
+
   registerInterruptHandler(handler: IInterruptHandler): IDisposable {
     return this._interrupts.register(handler);
   }
@@ -481,6 +496,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   private _connected: IEndpointSettings | null = null;
   private _isDisposed = false;
   private _itemActions: IItemAction[] = [];
+  private _changeUndo: IChangeUndo | null = null;
   private readonly _loadProbe: (() => Promise<IConnectionProbe>) | null;
   private readonly _interrupts: InterruptHandlers;
   private readonly _trans: TranslationBundle;

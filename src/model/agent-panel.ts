@@ -2,6 +2,7 @@
 import type { IDisposable } from '@lumino/disposable';
 import type { ISignal } from '@lumino/signaling';
 import type {
+  IChangeUndo,
   IInterruptHandler,
   IItemAction,
   TransportFactory
@@ -47,4 +48,9 @@ export interface IAgentPanel {
    * panel's place; disposing the returned handle withdraws it.
    */
   registerInterruptHandler(handler: IInterruptHandler): IDisposable;
+  /**
+   * Let the cards of the calls that changed a notebook take their change
+   * back (the notebook tools do); disposing the handle withdraws it.
+   */
+  registerChangeUndo(undo: IChangeUndo): IDisposable;
 }

@@ -22,6 +22,7 @@ import { formatTokens } from './common/format';
 import type { AutoScroller } from './transcript/autoscroll';
 import type { ITurnViewContext } from './transcript/turn-view';
 import { CommandIDs } from '../commands';
+import { REVEAL_CELL_COMMAND } from '../contracts/extension-points';
 import { TurnAnnouncer } from './transcript/announcer';
 import { Composer } from './composer/composer';
 import { ContextChipsView } from './composer/context-chips';
@@ -129,6 +130,10 @@ export class ChatPanel extends SidePanel {
       onResponse: (card, response) =>
         this._run(() => service.model.respond(card, response)),
       onRetry: () => this._run(() => service.model.retry()),
+      revealCell: cell =>
+        void commands.execute(REVEAL_CELL_COMMAND, { ...cell }),
+      showReview: () => this._changeReviews.showFirst(),
+      undo: () => service.changeUndo,
       review: {
         answeredByPlugin: action => service.answersInterrupt(action),
         isAlwaysAllowed: action => service.isAlwaysAllowed(action),
@@ -170,7 +175,8 @@ export class ChatPanel extends SidePanel {
     );
     this.content.addWidget(this._noticeSlot);
     this.content.addWidget(this._transcriptArea);
-    this.content.addWidget(new ChangeReviewsView(service.changeReviews, trans));
+    this._changeReviews = new ChangeReviewsView(service.changeReviews, trans);
+    this.content.addWidget(this._changeReviews);
     this.content.addWidget(this._workingSlot);
     this.content.addWidget(this._queueSlot);
     this.content.addWidget(
@@ -390,6 +396,7 @@ export class ChatPanel extends SidePanel {
   private readonly _endpointLabel: Widget;
   private readonly _endpointText = document.createElement('span');
   private readonly _turnContext: ITurnViewContext;
+  private readonly _changeReviews: ChangeReviewsView;
   private readonly _list: ConversationListView;
   private readonly _listButton: ToolbarButton;
   private readonly _transcriptArea = new Panel();

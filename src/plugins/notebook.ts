@@ -2,7 +2,12 @@ import type {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { Dialog, ICommandPalette, showDialog } from '@jupyterlab/apputils';
+import {
+  Dialog,
+  ICommandPalette,
+  Notification,
+  showDialog
+} from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 import { ITranslator, nullTranslator } from '@jupyterlab/translation';
 import {
@@ -11,6 +16,8 @@ import {
   type INotebookCommandsOptions,
   NotebookCommandIDs
 } from '../notebook/commands/common';
+import { REVEAL_CELL_COMMAND } from '../contracts/extension-points';
+import { isCellToReveal } from '../notebook/reveal-cell';
 import { IAgentPanel } from '../tokens';
 import { panelLoaded, whenPanelLoads } from './panel-loader';
 
@@ -118,7 +125,37 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
     whenPanelLoads(agentPanel, 'the notebook tools', async () => {
       const { registerNotebookTools } = await import('../notebook/tools');
       // Offered as long as the application lives, like the commands.
-      registerNotebookTools(agentPanel, tracker, app.restored);
+      registerNotebookTools(agentPanel, tracker, app.restored, trans);
+    });
+
+    app.commands.addCommand(REVEAL_CELL_COMMAND, {
+      label: trans.__('Show the Cell'),
+      caption: trans.__('Show the notebook cell the agent named'),
+      execute: async args => {
+        if (!isCellToReveal(args)) {
+          return;
+        }
+        const { revealCell } = await import('../notebook/reveal-cell');
+        const shown = await revealCell(args, tracker, app.commands, id =>
+          app.shell.activateById(id)
+        );
+        if (!shown) {
+          Notification.warning(
+            trans.__('%1 no longer has that cell.', args.path),
+            { autoClose: 5000 }
+          );
+        }
+      },
+      describedBy: {
+        args: {
+          type: 'object',
+          properties: {
+            path: { type: 'string' },
+            cellId: { type: 'string' }
+          },
+          required: ['path', 'cellId']
+        }
+      }
     });
 
     agentPanel.addItemAction({

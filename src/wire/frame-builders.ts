@@ -47,9 +47,18 @@ export function streamingFrame(
 export function wireToolCall(
   name: string | null,
   args: unknown,
-  id: string | null
+  id: string | null,
+  title: string | null = null
 ): IWireToolCall {
-  return { name, args: args === undefined || args === null ? {} : args, id };
+  const call: IWireToolCall = {
+    name,
+    args: args === undefined || args === null ? {} : args,
+    id
+  };
+  if (title) {
+    call.title = title;
+  }
+  return call;
 }
 
 export function stateFrame(state: unknown): IStateFrame {

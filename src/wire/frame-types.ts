@@ -13,6 +13,8 @@ export interface IWireToolCall {
   name: string | null;
   args: unknown;
   id: string | null;
+  /** What the tool does, in words, when the server says (docs/protocol.md §16.5). */
+  title?: string;
 }
 
 /** A `tool_result` payload with its contract-B sibling keys. */

@@ -312,7 +312,8 @@ function readToolCalls(
       wireToolCall(
         stringOrNull(element.name),
         element.args,
-        stringOrNull(element.id)
+        stringOrNull(element.id),
+        stringOrNull(element.title)
       )
     );
   }

@@ -307,6 +307,7 @@ export class TurnReducer {
       truncated: false,
       durationMs: null,
       orphan: false,
+      ...(call.title ? { title: call.title } : {}),
       ...tagged(subagent)
     };
     if (call.id !== null) {

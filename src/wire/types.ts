@@ -62,6 +62,8 @@ export interface IToolCard {
   /** The producer's tool-call id (contract B), else null. */
   callId: string | null;
   name: string;
+  /** What the tool does, in words, when the server says (an MCP tool's description). */
+  title?: string;
   /** Parsed arguments; `undefined` for an orphan result (no call seen). */
   args: unknown;
   /** The raw argument text when the producer could not parse it (`_raw`). */

@@ -240,6 +240,7 @@ function readKnownItem(item: JsonObject, where: string): TranscriptItem {
         key,
         callId: optionalString(item.callId, `${where}.callId`),
         name: string(item.name, `${where}.name`),
+        ...(typeof item.title === 'string' ? { title: item.title } : {}),
         args: item.args,
         rawArgs: optionalString(item.rawArgs, `${where}.rawArgs`),
         status: oneOf(item.status, TOOL_STATUSES, `${where}.status`),

@@ -5,6 +5,7 @@
  * Loaded with the panel (`plugins/notebook.ts`), not at JupyterLab's start.
  */
 import type { INotebookTracker } from '@jupyterlab/notebook';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { DisposableSet, type IDisposable } from '@lumino/disposable';
 import {
   NOTEBOOK_TOOLS,
@@ -13,6 +14,7 @@ import {
 import { respond } from '../../wire/decisions';
 import type { JsonObject } from '../../wire/json';
 import type { IAgentPanel } from '../../tokens';
+import { AppliedChanges } from './applied-changes';
 import { LiveNotebooks } from './live-notebook';
 import { NotebookTools } from './notebook-tools';
 import { NotebookToolRunner } from './tool-runner';
@@ -27,16 +29,20 @@ export const NOTEBOOK_LOAD_WAIT_MS = 10_000;
 export function registerNotebookTools(
   agentPanel: IAgentPanel,
   tracker: INotebookTracker,
-  restored: Promise<void>
+  restored: Promise<void>,
+  trans: TranslationBundle
 ): IDisposable {
+  const notebooks = new LiveNotebooks(tracker);
+  const applied = new AppliedChanges(notebooks, trans);
   const runner = new NotebookToolRunner({
-    tools: new NotebookTools(new LiveNotebooks(tracker)),
+    tools: new NotebookTools(notebooks, applied),
     reviews: agentPanel.changeReviews,
     reviewReads: () => agentPanel.settings.reviewNotebookReads,
     threadId: () => agentPanel.model.threadId,
     ready: once(() => notebooksLoaded(tracker, restored))
   });
   const registered = new DisposableSet();
+  registered.add(agentPanel.registerChangeUndo(applied));
   for (const tool of NOTEBOOK_TOOLS) {
     registered.add(
       agentPanel.registerClientTool({

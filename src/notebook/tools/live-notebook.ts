@@ -120,6 +120,36 @@ export class LiveNotebook {
     this._show(index);
   }
 
+  /** Put a cell's source and provenance back as they were (one undo step): Undo from the panel. */
+  restoreSource(
+    index: number,
+    source: string,
+    provenance: Provenance | undefined
+  ): void {
+    this.assertWritable();
+    const cell = this._shared.cells[index];
+    this._step(() => {
+      cell.setSource(source);
+      if (provenance) {
+        markProvenance(cell, provenance);
+      } else {
+        cell.deleteMetadata(PROVENANCE_KEY);
+      }
+    });
+    this._show(index);
+  }
+
+  /** The agent's provenance the cell records, if any. */
+  provenanceOf(index: number): Provenance | undefined {
+    const value = this._shared.cells[index].getMetadata(PROVENANCE_KEY);
+    return value ? ({ ...(value as Provenance) } as Provenance) : undefined;
+  }
+
+  /** The cell at `index` as nbformat JSON, its id included. */
+  cellJson(index: number): nbformat.ICell {
+    return this._shared.cells[index].toJSON() as nbformat.ICell;
+  }
+
   delete(index: number): void {
     this.assertWritable();
     this._step(() => this._shared.deleteCell(index));

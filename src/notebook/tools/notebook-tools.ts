@@ -16,6 +16,7 @@ import {
   summariseCell,
   withImages
 } from './cell-summary';
+import type { AppliedChanges } from './applied-changes';
 import type { LiveNotebook, LiveNotebooks } from './live-notebook';
 import { noKernel, ToolFailure } from './tool-failure';
 
@@ -36,7 +37,11 @@ export interface IChangeOrigin {
 }
 
 export class NotebookTools {
-  constructor(private readonly _notebooks: LiveNotebooks) {}
+  /** `applied` records each change made, so it can be undone (docs/protocol.md §12.10). */
+  constructor(
+    private readonly _notebooks: LiveNotebooks,
+    private readonly _applied?: AppliedChanges
+  ) {}
 
   /** A read tool's result; failures become error results. */
   read(name: string, args: JsonObject): JsonObject {
@@ -68,7 +73,7 @@ export class NotebookTools {
         case 'edit_cell':
           return this._prepareEdit(args, origin);
         case 'delete_cell':
-          return this._prepareDelete(args);
+          return this._prepareDelete(args, origin);
         case 'run_cell':
           return this._prepareRun(args, origin);
       }
@@ -204,6 +209,12 @@ export class NotebookTools {
               }
             : { cell_type: 'markdown', source: applied, metadata };
         const cellId = notebook.insert(at, cell);
+        this._applied?.record(origin.callId, {
+          kind: 'insert',
+          path: notebook.path,
+          cellId,
+          source: applied
+        });
         return {
           status: 'applied',
           path: notebook.path,
@@ -244,11 +255,20 @@ export class NotebookTools {
         const applied = editedSource ?? source;
         // The user (or another client) may have typed into it during the review.
         const now = freshCell(notebook, cellId, quoted);
+        const before = notebook.provenanceOf(now.index);
         notebook.setSource(
           now.index,
           applied,
           provenance('edit_cell', origin, editedSource)
         );
+        this._applied?.record(origin.callId, {
+          kind: 'edit',
+          path: notebook.path,
+          cellId,
+          before: now.cell.source,
+          after: applied,
+          provenance: before
+        });
         return {
           status: 'applied',
           path: notebook.path,
@@ -262,7 +282,10 @@ export class NotebookTools {
     };
   }
 
-  private _prepareDelete(args: JsonObject): IPreparedChange {
+  private _prepareDelete(
+    args: JsonObject,
+    origin: IChangeOrigin
+  ): IPreparedChange {
     const notebook = this._notebooks.find(args.path);
     notebook.assertWritable();
     const cellId = args.cell_id as string;
@@ -282,7 +305,14 @@ export class NotebookTools {
       },
       applyChange: async () => {
         const now = freshCell(notebook, cellId, quoted);
+        const cell = notebook.cellJson(now.index);
         notebook.delete(now.index);
+        this._applied?.record(origin.callId, {
+          kind: 'delete',
+          path: notebook.path,
+          index: now.index,
+          cell
+        });
         return {
           status: 'applied',
           path: notebook.path,

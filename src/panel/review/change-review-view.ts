@@ -41,6 +41,17 @@ export class ChangeReviewsView extends Widget {
     }
   }
 
+  /** Bring the first pending review into view, its main button focused. */
+  showFirst(): void {
+    const first = this._cardsNode.querySelector<HTMLElement>(
+      '.jp-AgentPanel-changeReview'
+    );
+    first?.scrollIntoView({ block: 'nearest' });
+    first
+      ?.querySelector<HTMLButtonElement>('.jp-AgentPanel-changeApply')
+      ?.focus();
+  }
+
   dispose(): void {
     if (this.isDisposed) {
       return;

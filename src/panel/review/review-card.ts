@@ -72,8 +72,11 @@ export class ReviewCardView implements IItemView {
       return;
     }
     if (outcome === 'interrupted' && this._delegated()) {
-      // Answered by a plugin once the user reviewed it there (a notebook change).
+      // Answered by a plugin once the user reviewed it there (a notebook
+      // change, below the conversation): the call's card says so, this card
+      // would only repeat it.
       this._state = 'delegated';
+      this.widget.setHidden(!this._allAlwaysAllowed());
       this._render();
     } else if (outcome === 'interrupted') {
       this._rows.forEach(row => row.setAnswerable(true));

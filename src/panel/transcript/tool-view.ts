@@ -1,207 +1,390 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
+import type { IChangeUndo } from '../../contracts/extension-points';
 import type { IToolCard, Outcome, TranscriptItem } from '../../wire/types';
-import { CappedBlock } from '../common/capped-block';
-import {
-  capLongStrings,
-  formatDuration,
-  prettyJson,
-  previewOf
-} from '../common/format';
+import { formatDuration } from '../common/format';
 import type { IItemView, IItemViewContext } from '../common/item-view';
+import { ValueView } from '../common/value-view';
+import type { IToolCallHome, ToolCalls } from './tool-calls';
+import {
+  type ICellRef,
+  type LabelPart,
+  toolLabel,
+  toolOutcome
+} from './tool-label';
 
-/** Argument strings longer than this are cut until "Show more". */
-export const ARG_VALUE_PREVIEW_CHARS = 200;
+/** What a tool card needs besides the transcript's context. */
+export interface IToolViewContext extends IItemViewContext {
+  /** The transcript's calls: results that come in a later turn (docs/protocol.md §12.3). */
+  calls?: ToolCalls;
+  /** Show the notebook cell a label names. */
+  revealCell?(cell: ICellRef): void;
+  /** Bring the pending change review (below the conversation) into view. */
+  showReview?(): void;
+  /** Take back a change the call applied, when the notebook tools can. */
+  undo?(): IChangeUndo | null;
+}
 
-/**
- * One tool call: name, status in words (never colour alone), duration,
- * arguments and result, each capped with "Show more". Raw (unparsed)
- * arguments show as text; a result with no call is labelled as such.
- */
 export interface IToolViewOptions {
   /** The turn resumes after a review: results may answer earlier calls. */
   afterReview: boolean;
 }
 
-export class ToolView implements IItemView {
+/** Argument strings longer than this are cut until "Show more" (in a review row). */
+export const ARG_VALUE_PREVIEW_CHARS = 200;
+
+/** Notebook tools, whose change is reviewed as a diff below the conversation. */
+const CHANGE_TOOLS = ['insert_cell', 'edit_cell', 'delete_cell', 'run_cell'];
+
+/**
+ * One tool call as one line in words (docs/protocol.md §12.9): an icon of
+ * its kind, what it does or did, its status and duration, and Details (its
+ * arguments and result, read as keys and values). A decision on it is a
+ * sentence ("You rejected it: not now"), a failure its error; a change it
+ * applied can be undone from here. The result of a call reviewed before it
+ * ran comes in the next turn, and is shown here (`ToolCalls`).
+ */
+export class ToolView implements IItemView, IToolCallHome {
   constructor(
-    private readonly _context: IItemViewContext,
+    private readonly _context: IToolViewContext,
     private readonly _options: IToolViewOptions = { afterReview: false }
   ) {
     const trans = _context.trans;
     this.widget = new Widget();
     this.widget.addClass('jp-AgentPanel-tool');
-    const header = document.createElement('div');
-    header.className = 'jp-AgentPanel-toolHeader';
-    this._name = span('jp-AgentPanel-toolName');
-    this._status = span('jp-AgentPanel-toolStatus');
-    this._duration = span('jp-AgentPanel-toolDuration');
-    header.append(this._name, this._status, this._duration);
-    this._note = document.createElement('div');
-    this._note.className = 'jp-AgentPanel-toolNote';
-    this._argsLabel = label(trans.__('Arguments'));
-    this._args = new CappedBlock(trans, 'jp-AgentPanel-toolArgs');
-    this._resultLabel = label(trans.__('Result'));
-    this._result = new CappedBlock(trans, 'jp-AgentPanel-toolResult');
-    this._truncated = document.createElement('div');
-    this._truncated.className = 'jp-AgentPanel-toolTruncated';
-    this._truncated.textContent = trans.__(
-      'Truncated by the server: the full result is not available.'
-    );
-    this.widget.node.append(
-      header,
-      this._note,
-      this._argsLabel,
-      this._args.node,
-      this._resultLabel,
-      this._result.node,
-      this._truncated
-    );
+    const line = element('div', 'jp-AgentPanel-toolLine');
+    this._icon = element('span', 'jp-AgentPanel-toolIcon');
+    this._label = element('span', 'jp-AgentPanel-toolLabel');
+    this._status = element('span', 'jp-AgentPanel-toolStatus');
+    this._duration = element('span', 'jp-AgentPanel-toolDuration');
+    this._toggle = button(trans.__('Details'), 'jp-AgentPanel-toolToggle');
+    this._toggle.dataset.action = 'details';
+    this._toggle.setAttribute('aria-expanded', 'false');
+    line.append(this._icon, this._label, this._status, this._duration);
+    line.append(this._toggle);
+    this._outcome = element('div', 'jp-AgentPanel-toolOutcome');
+    this._details = element('div', 'jp-AgentPanel-toolDetails');
+    this._details.hidden = true;
+    this._values = new ValueView(trans);
+    this.widget.node.append(line, this._outcome, this._details);
+    this.widget.node.addEventListener('click', this);
   }
 
   readonly widget: Widget;
 
   update(item: TranscriptItem): void {
     const card = item as IToolCard;
+    const calls = this._context.calls;
+    if (card.orphan && calls) {
+      const delivered = calls.deliver(card, () => this.widget.hide());
+      if (delivered) {
+        this.widget.hide();
+        return;
+      }
+    } else if (card.callId !== null && !this._registered && calls) {
+      this._registered = true;
+      calls.register(card.callId, this);
+    }
     this._card = card;
-    const trans = this._context.trans;
-    this._name.textContent = card.name;
-    this._renderStatus();
-    this._duration.textContent =
-      card.durationMs === null ? '' : formatDuration(card.durationMs, trans);
-    this._duration.hidden = card.durationMs === null;
-    this._note.hidden = !card.orphan;
-    // After a review the call was shown in the turn that paused.
-    this._note.textContent = this._options.afterReview
-      ? trans.__('The result of a call reviewed above.')
-      : trans.__('A result with no matching tool call.');
-    this._renderArgs(card, trans);
-    this._renderResult(card, trans);
+    this._render();
+  }
+
+  /** The result of this call, from the turn that resumed after its review. */
+  resultArrived(result: IToolCard): void {
+    this._result = result;
+    this._render();
   }
 
   settle(outcome: Outcome): void {
     this._settledOutcome = outcome;
-    this._renderStatus();
+    this._render();
   }
 
   reviewed(): void {
     this._reviewed = true;
-    this._renderStatus();
+    this._render();
+  }
+
+  handleEvent(event: Event): void {
+    const target = (event.target as Element).closest<HTMLElement>(
+      '[data-action]'
+    );
+    if (!target) {
+      return;
+    }
+    switch (target.dataset.action) {
+      case 'details':
+        this._showDetails(this._details.hidden);
+        break;
+      case 'cell':
+        this._context.revealCell?.(JSON.parse(target.dataset.cell!));
+        break;
+      case 'review':
+        this._context.showReview?.();
+        break;
+      case 'undo':
+        void this._undo();
+        break;
+    }
   }
 
   dispose(): void {
-    this._args.dispose();
-    this._result.dispose();
+    this.widget.node.removeEventListener('click', this);
+    this._values.dispose();
     this.widget.dispose();
   }
 
-  private _renderStatus(): void {
+  /** The call as it stands: its own card, with the result a later turn brought. */
+  private get _shown(): IToolCard | null {
     const card = this._card;
+    const result = this._result;
+    if (!card || !result) {
+      return card;
+    }
+    return {
+      ...card,
+      status: result.status,
+      result: result.result,
+      truncated: result.truncated,
+      // Timed from the review, not from the call: not the call's duration.
+      durationMs: null
+    };
+  }
+
+  private _render(): void {
+    const card = this._shown;
     if (!card) {
       return;
     }
     const trans = this._context.trans;
-    let status: string = card.status;
-    let text: string;
+    const label = toolLabel(card, trans);
+    this._icon.replaceChildren(label.icon.element({ tag: 'span' }));
+    this._label.replaceChildren(
+      ...label.parts.map(part => labelPart(part, trans))
+    );
+    this._label.title = trans.__('Tool: %1', card.name);
+    this._renderStatus(card);
+    const duration =
+      card.durationMs !== null && !(this._options.afterReview && card.orphan);
+    this._duration.textContent = duration
+      ? formatDuration(card.durationMs!, trans)
+      : '';
+    this._duration.hidden = !duration;
+    this._renderOutcome(card);
+    if (!this._details.hidden) {
+      this._renderDetails(card);
+    }
+  }
+
+  private _renderStatus(card: IToolCard): void {
+    const trans = this._context.trans;
+    const outcome = toolOutcome(card, trans);
     const here = card.clientTool !== undefined;
-    switch (card.status) {
-      case 'success':
-        text = here
-          ? trans.__('Succeeded in JupyterLab')
-          : trans.__('Succeeded');
-        break;
-      case 'error':
-        text = here ? trans.__('Failed in JupyterLab') : trans.__('Failed');
-        break;
-      case 'unknown':
-        text =
-          typeof card.result === 'string' && card.result.startsWith('Error:')
-            ? trans.__(
-                'Finished (status unknown; the result reads as an error)'
-              )
-            : trans.__('Finished (status unknown)');
-        break;
-      default:
-        if (here) {
-          // A client tool: the panel runs it after the agent's run ended.
-          status = 'running';
-          text = trans.__('Running in JupyterLab…');
-        } else if (this._settledOutcome === null) {
-          status = 'running';
-          text = trans.__('Running…');
-        } else if (this._settledOutcome === 'interrupted') {
-          status = this._reviewed ? 'reviewed' : 'waiting';
-          text = this._reviewed
-            ? trans.__('Reviewed: the result follows below')
-            : trans.__('Waiting for your review');
-        } else {
-          status = 'unfinished';
-          text = trans.__('Did not finish');
-        }
+    let status: string;
+    let text: string;
+    if (card.status === 'success') {
+      status = 'success';
+      text = here ? trans.__('Done in JupyterLab') : trans.__('Done');
+    } else if (card.status === 'error') {
+      status = outcome?.kind === 'rejected' ? 'rejected' : 'error';
+      text =
+        status === 'rejected'
+          ? trans.__('Rejected')
+          : here
+            ? trans.__('Failed in JupyterLab')
+            : trans.__('Failed');
+    } else if (card.status === 'unknown') {
+      status = 'unknown';
+      text = trans.__('Finished');
+    } else if (here) {
+      status = 'running';
+      text = trans.__('Running in JupyterLab…');
+    } else if (this._settledOutcome === null) {
+      status = 'running';
+      text = trans.__('Running…');
+    } else if (this._settledOutcome === 'interrupted') {
+      status = this._reviewed ? 'reviewed' : 'waiting';
+      text = this._reviewed
+        ? trans.__('Reviewed')
+        : trans.__('Waiting for your review');
+    } else {
+      status = 'unfinished';
+      text = trans.__('Did not finish');
     }
     this.widget.node.dataset.status = status;
     this._status.textContent = text;
   }
 
-  private _renderArgs(card: IToolCard, trans: TranslationBundle): void {
-    const hasArgs = card.rawArgs !== null || card.args !== undefined;
-    this._argsLabel.hidden = !hasArgs;
-    this._args.node.hidden = !hasArgs;
+  /** The decision or failure in a sentence, what to do next, Undo. */
+  private _renderOutcome(card: IToolCard): void {
+    const trans = this._context.trans;
+    const parts: (Node | string)[] = [];
+    const outcome = toolOutcome(card, trans);
+    if (outcome) {
+      parts.push(
+        element(
+          'span',
+          `jp-AgentPanel-toolOutcome-${outcome.kind}`,
+          outcome.text
+        )
+      );
+    }
+    if (card.orphan && !this._result) {
+      parts.push(
+        element(
+          'span',
+          'jp-AgentPanel-toolNote',
+          this._options.afterReview
+            ? trans.__('The result of a call reviewed above.')
+            : trans.__('A result with no matching tool call.')
+        )
+      );
+    }
+    const waiting = this.widget.node.dataset.status === 'waiting';
+    if (
+      waiting &&
+      CHANGE_TOOLS.includes(card.name) &&
+      this._context.showReview
+    ) {
+      parts.push(actionButton(trans.__('Review the change below'), 'review'));
+    }
+    const undo = card.callId ? this._context.undo?.() : null;
+    const state = undo && card.callId ? undo.state(card.callId) : null;
+    if (state === 'applied') {
+      parts.push(actionButton(trans.__('Undo'), 'undo'));
+    } else if (state === 'undone') {
+      parts.push(
+        element('span', 'jp-AgentPanel-toolUndone', trans.__('Undone.'))
+      );
+    }
+    if (this._undoProblem) {
+      parts.push(
+        element('span', 'jp-AgentPanel-toolUndoProblem', this._undoProblem)
+      );
+    }
+    this._outcome.replaceChildren(...parts);
+    this._outcome.hidden = parts.length === 0;
+  }
+
+  private _renderDetails(card: IToolCard): void {
+    const trans = this._context.trans;
+    this._values.dispose();
+    this._values = new ValueView(trans);
+    const resultChars = this._context.settings().maxToolResultChars;
+    const parts: HTMLElement[] = [];
     if (card.rawArgs !== null) {
-      this._argsLabel.textContent = trans.__('Arguments (not valid JSON)');
-      this._args.set(
-        card.rawArgs,
-        previewOf(card.rawArgs, ARG_VALUE_PREVIEW_CHARS)
+      parts.push(
+        element(
+          'div',
+          'jp-AgentPanel-label',
+          trans.__('Arguments (not valid JSON)')
+        )
       );
+      parts.push(this._values.render(card.rawArgs, ARG_VALUE_PREVIEW_CHARS));
     } else if (card.args !== undefined) {
-      this._argsLabel.textContent = trans.__('Arguments');
-      const short = capLongStrings(card.args, ARG_VALUE_PREVIEW_CHARS);
-      this._args.set(
-        prettyJson(card.args),
-        short.capped ? prettyJson(short.value) : null
+      parts.push(element('div', 'jp-AgentPanel-label', trans.__('Arguments')));
+      parts.push(this._values.render(card.args, ARG_VALUE_PREVIEW_CHARS));
+    }
+    if (card.result !== undefined) {
+      parts.push(
+        element(
+          'div',
+          'jp-AgentPanel-label',
+          card.status === 'error' ? trans.__('Error') : trans.__('Result')
+        )
       );
+      parts.push(this._values.render(card.result, resultChars));
+    }
+    if (card.truncated) {
+      parts.push(
+        element(
+          'div',
+          'jp-AgentPanel-toolTruncated',
+          trans.__(
+            'The agent got the whole result; the server sent the panel its beginning only.'
+          )
+        )
+      );
+    }
+    parts.push(
+      element(
+        'div',
+        'jp-AgentPanel-toolCallId',
+        card.callId
+          ? trans.__('Tool %1, call %2', card.name, card.callId)
+          : trans.__('Tool %1', card.name)
+      )
+    );
+    this._details.replaceChildren(...parts);
+  }
+
+  private _showDetails(show: boolean): void {
+    this._details.hidden = !show;
+    this._toggle.setAttribute('aria-expanded', String(show));
+    if (show && this._shown) {
+      this._renderDetails(this._shown);
     }
   }
 
-  private _renderResult(card: IToolCard, trans: TranslationBundle): void {
-    const hasResult = card.result !== undefined;
-    this._resultLabel.hidden = !hasResult;
-    this._result.node.hidden = !hasResult;
-    this._truncated.hidden = !card.truncated;
-    if (!hasResult) {
+  private async _undo(): Promise<void> {
+    const callId = this._card?.callId;
+    const undo = this._context.undo?.();
+    if (!callId || !undo) {
       return;
     }
-    this._resultLabel.textContent =
-      card.status === 'error' ? trans.__('Error') : trans.__('Result');
-    const text =
-      typeof card.result === 'string' ? card.result : prettyJson(card.result);
-    const limit = this._context.settings().maxToolResultChars;
-    this._result.set(text, previewOf(text, limit));
+    this._undoProblem = await undo.undo(callId);
+    this._render();
   }
 
-  private readonly _name: HTMLSpanElement;
-  private readonly _status: HTMLSpanElement;
-  private readonly _duration: HTMLSpanElement;
-  private readonly _note: HTMLDivElement;
-  private readonly _argsLabel: HTMLDivElement;
-  private readonly _args: CappedBlock;
-  private readonly _resultLabel: HTMLDivElement;
-  private readonly _result: CappedBlock;
-  private readonly _truncated: HTMLDivElement;
+  private readonly _icon: HTMLElement;
+  private readonly _label: HTMLElement;
+  private readonly _status: HTMLElement;
+  private readonly _duration: HTMLElement;
+  private readonly _toggle: HTMLButtonElement;
+  private readonly _outcome: HTMLElement;
+  private readonly _details: HTMLElement;
+  private _values: ValueView;
   private _card: IToolCard | null = null;
+  private _result: IToolCard | null = null;
+  private _registered = false;
   private _settledOutcome: Outcome | null = null;
   private _reviewed = false;
+  private _undoProblem: string | null = null;
 }
 
-function span(className: string): HTMLSpanElement {
-  const element = document.createElement('span');
-  element.className = className;
-  return element;
+function labelPart(part: LabelPart, trans: TranslationBundle): Node {
+  if (typeof part === 'string') {
+    return document.createTextNode(part);
+  }
+  const link = button(part.text, 'jp-AgentPanel-cellLink');
+  link.dataset.action = 'cell';
+  link.dataset.cell = JSON.stringify(part.cell);
+  link.title = trans.__('Show %1 in %2', part.text, part.cell.path);
+  return link;
 }
 
-function label(text: string): HTMLDivElement {
-  const element = document.createElement('div');
-  element.className = 'jp-AgentPanel-label';
-  element.textContent = text;
-  return element;
+function actionButton(text: string, action: string): HTMLButtonElement {
+  const node = button(
+    text,
+    `jp-AgentPanel-toolAction jp-AgentPanel-tool-${action}`
+  );
+  node.dataset.action = action;
+  return node;
+}
+
+function element(tag: string, className: string, text?: string): HTMLElement {
+  const node = document.createElement(tag);
+  node.className = className;
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+function button(text: string, className: string): HTMLButtonElement {
+  const node = document.createElement('button');
+  node.type = 'button';
+  node.className = `jp-Button jp-mod-minimal jp-mod-small ${className}`;
+  node.textContent = text;
+  return node;
 }

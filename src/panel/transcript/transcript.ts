@@ -6,6 +6,7 @@ import type {
   IUserEntry
 } from '../../model/conversation/chat-model';
 import { AutoScroller } from './autoscroll';
+import { ToolCalls } from './tool-calls';
 import { TurnView, ITurnViewContext } from './turn-view';
 import { userContextView } from './user-context';
 
@@ -23,16 +24,18 @@ import { userContextView } from './user-context';
 export class TranscriptView extends Panel {
   constructor(
     private readonly _model: ChatModel,
-    private readonly _context: ITurnViewContext
+    context: ITurnViewContext
   ) {
     super();
+    // The calls of this conversation: a result after a review goes to its call's card.
+    this._context = { ...context, calls: new ToolCalls() };
     this.addClass('jp-AgentPanel-transcript');
     this.node.setAttribute('role', 'log');
     this.node.setAttribute('aria-live', 'off');
-    this.node.setAttribute('aria-label', _context.trans.__('Conversation'));
+    this.node.setAttribute('aria-label', context.trans.__('Conversation'));
     this.node.tabIndex = 0;
     this._scroller = new AutoScroller(this.node);
-    this._earlier = earlierButton(_context.trans.__('Show earlier messages'));
+    this._earlier = earlierButton(context.trans.__('Show earlier messages'));
     this._earlier.node.addEventListener('click', this);
     if (typeof IntersectionObserver !== 'undefined') {
       // Reaching the top shows the batch before it.
@@ -199,6 +202,7 @@ export class TranscriptView extends Panel {
     this._scroller.jumpToLatest();
   }
 
+  private readonly _context: ITurnViewContext;
   private readonly _scroller: AutoScroller;
   private readonly _turns = new Map<string, TurnView>();
   private _latestTurn: TurnView | null = null;

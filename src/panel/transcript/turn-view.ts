@@ -8,20 +8,16 @@ import type {
   TurnChange
 } from '../../wire/types';
 import { createExtractionView } from '../extraction/extraction-renderers';
-import type {
-  IItemAddress,
-  IItemView,
-  IItemViewContext
-} from '../common/item-view';
+import type { IItemAddress, IItemView } from '../common/item-view';
 import { ReasoningView } from './reasoning-view';
 import { RequestCardView } from '../review/request-card';
 import { type IReviewCardOptions, ReviewCardView } from '../review/review-card';
 import { TextView } from './text-view';
 import { TurnActivityView } from './turn-activity';
-import { ToolView } from './tool-view';
+import { type IToolViewContext, ToolView } from './tool-view';
 import { TurnFooter } from './turn-footer';
 
-export interface ITurnViewContext extends IItemViewContext {
+export interface ITurnViewContext extends IToolViewContext {
   /** The reviewer answered an interrupt; false when the model refused. */
   onDecisions(decisions: Decision[]): boolean;
   /** The user answered an AG-UI request; false when the model refused. */
