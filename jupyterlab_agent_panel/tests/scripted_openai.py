@@ -4,13 +4,15 @@ The built-in agent's tests (and the browser tests, which start it as a process:
 ``python scripted_openai.py --port N --script notebook``) point ``OPENAI_BASE_URL``
 at it, so ``langchain-openai``'s ``ChatOpenAI`` and the ``openai`` SDK talk to it
 exactly as to OpenAI: ``GET /v1/models``, and ``POST /v1/chat/completions``
-streamed as server-sent ``chat.completion.chunk`` events (text, tool calls,
-usage) or answered whole. A responder picks each reply from the request; faults
-queued with :meth:`ScriptedOpenAI.fail_next` answer as OpenAI's errors do.
+streamed as server-sent ``chat.completion.chunk`` events (reasoning, text, tool
+calls, usage) or answered whole. A responder picks each reply from the request;
+faults queued with :meth:`ScriptedOpenAI.fail_next` answer as OpenAI's errors do.
+``test_scripted_servers.py`` checks it against the real clients.
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import signal
@@ -22,24 +24,35 @@ from typing import Callable, Optional
 
 FAULTS = ("rate_limit", "server_error", "not_found", "context_length", "hang", "drop_after_text")
 HANG_SECONDS = 60.0
+CHAT_PATH = "/v1/chat/completions"
 
 
 @dataclass
 class Reply:
-    """What the model says: text, tool calls ``(name, args)``, and the usage it reports."""
+    """What the model says: reasoning, text, tool calls ``(name, args)``, and the usage it reports."""
 
     text: str = ""
-    tool_calls: list = field(default_factory=list)
-    usage: Optional[tuple] = None  # (prompt tokens, completion tokens); None: counted from the request
+    tool_calls: list[tuple[str, dict]] = field(default_factory=list)
+    reasoning: str = ""  # streamed as ``reasoning_content`` deltas, as OpenAI-compatible reasoning servers do
+    usage: Optional[tuple[int, int]] = None  # (prompt tokens, completion tokens); None: counted from the request
 
 
 Responder = Callable[[dict], Reply]
 
 
 class ScriptedOpenAI:
-    """The server; ``responder`` answers each chat completion, ``requests`` records them."""
+    """The server; ``responder`` answers each chat completion, ``requests`` records them.
 
-    def __init__(self, models=("gpt-4.1-mini",), api_key: Optional[str] = None, responder: Optional[Responder] = None):
+    Each recorded request is the request's JSON with two keys added: ``_path``
+    and ``_key_matched`` (the bearer token was ``api_key``, or no key is wanted).
+    """
+
+    def __init__(
+        self,
+        models=("gpt-4.1-mini", "local-llama"),
+        api_key: Optional[str] = None,
+        responder: Optional[Responder] = None,
+    ):
         self.models = list(models)
         self.api_key = api_key
         self.responder = responder or echo_script
@@ -47,7 +60,7 @@ class ScriptedOpenAI:
         self._faults: list[str] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._calls = 0
+        self._ids = itertools.count(1)
         self._httpd: Optional[ThreadingHTTPServer] = None
 
     @property
@@ -55,16 +68,21 @@ class ScriptedOpenAI:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def start(self, port: int = 0) -> ScriptedOpenAI:
+        self._stopping.clear()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, name="scripted-openai", daemon=True).start()
+        # A short poll: stop() waits for it, and every test that uses the server stops one.
+        serve = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="scripted-openai", daemon=True)
+        serve.start()
         return self
 
     def stop(self) -> None:
+        """Stop serving; a hanging request gives up at once (its connection is closed unanswered)."""
         self._stopping.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
+            self._httpd = None
 
     def __enter__(self) -> ScriptedOpenAI:
         return self.start()
@@ -74,14 +92,15 @@ class ScriptedOpenAI:
 
     def fail_next(self, kind: str, times: int = 1) -> None:
         """Answer the next ``times`` chat completions with the fault ``kind`` (one of ``FAULTS``)."""
-        assert kind in FAULTS, kind
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}, expected one of {FAULTS}")
         with self._lock:
             self._faults.extend([kind] * times)
 
-    def next_call_id(self) -> str:
+    def next_id(self) -> int:
+        """A number no other completion or tool call of this server has (ids are unique, as OpenAI's are)."""
         with self._lock:
-            self._calls += 1
-            return f"call_{self._calls}"
+            return next(self._ids)
 
     def take_fault(self) -> Optional[str]:
         with self._lock:
@@ -103,16 +122,22 @@ def _handler(server: ScriptedOpenAI) -> type:
                 data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in server.models]
                 self._json(200, {"object": "list", "data": data})
             else:
-                self._json(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
+                self._error(404, f"Invalid URL (GET {self.path})", None)
 
         def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-            if self.path.rstrip("/") != "/v1/chat/completions":
-                self._json(404, {"error": {"message": f"no route {self.path}", "type": "invalid_request_error"}})
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path.rstrip("/") != CHAT_PATH:
+                self._error(404, f"Invalid URL (POST {self.path})", None)
+                return
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                self._error(400, "We could not parse the JSON body of your request.", None)
                 return
             sent_key = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
-            server.requests.append({**body, "_key_matched": sent_key == server.api_key})
-            if server.api_key is not None and sent_key != server.api_key:
+            key_matched = server.api_key is None or sent_key == server.api_key
+            server.requests.append({**body, "_path": self.path, "_key_matched": key_matched})
+            if not key_matched:
                 self._error(401, f"Incorrect API key provided: {masked(sent_key)}. You can find your API key at "
                             "https://platform.openai.com/account/api-keys.", "invalid_api_key")
                 return
@@ -125,19 +150,25 @@ def _handler(server: ScriptedOpenAI) -> type:
                 return
             if fault == "hang":
                 server.wait_stopping(HANG_SECONDS)
+                self.close_connection = True
+                return
+            if fault == "drop_after_text" and not body.get("stream"):
+                self.close_connection = True  # a whole answer cut is no answer: the connection just closes
                 return
             reply = server.responder(body)
-            if body.get("stream"):
-                self._stream(body, reply, drop=fault == "drop_after_text")
-            else:
-                self._json(200, completion(body, reply, server.next_call_id))
+            if not body.get("stream"):
+                self._json(200, completion(body, reply, server.next_id))
+                return
+            if fault == "drop_after_text" and not reply.text:
+                reply = Reply("Partial answer")  # the fault cuts the stream after a word: it needs one
+            self._stream(body, reply, fault)
 
         def _fault(self, kind: str, model: str) -> None:
             if kind == "rate_limit":
                 message = f"Rate limit reached for {model} on requests per min (RPM): Limit 3, Used 3."
-                self._error(429, message, "rate_limit_exceeded", headers={"retry-after": "0"})
+                self._error(429, message, "rate_limit_exceeded", kind="requests", headers={"retry-after": "0"})
             elif kind == "server_error":
-                self._error(500, "The server had an error while processing your request.", None)
+                self._error(500, "The server had an error while processing your request.", None, kind="server_error")
             elif kind == "not_found":
                 self._model_not_found(model)
             else:
@@ -148,8 +179,8 @@ def _handler(server: ScriptedOpenAI) -> type:
             message = f"The model `{model}` does not exist or you do not have access to it."
             self._error(404, message, "model_not_found")
 
-        def _error(self, status: int, message: str, code, param=None, headers=None) -> None:
-            error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+        def _error(self, status: int, message: str, code, param=None, kind="invalid_request_error", headers=None):
+            error = {"message": message, "type": kind, "param": param, "code": code}
             self._json(status, {"error": error}, headers)
 
         def _json(self, status: int, payload: dict, headers: Optional[dict] = None) -> None:
@@ -162,17 +193,17 @@ def _handler(server: ScriptedOpenAI) -> type:
             self.end_headers()
             self.wfile.write(data)
 
-        def _stream(self, body: dict, reply: Reply, drop: bool) -> None:
+        def _stream(self, body: dict, reply: Reply, fault: Optional[str]) -> None:
             # Chunked, as OpenAI streams: a connection dropped mid-answer is then an incomplete body.
             self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
-            for chunk in chunks(body, reply, server.next_call_id):
+            for chunk in chunks(body, reply, server.next_id):
                 self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
-                if drop and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
+                if fault == "drop_after_text" and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
                     self.close_connection = True
-                    return  # no [DONE], no last chunk: the body is cut
+                    return  # after the first word: no [DONE], no last chunk, the body is cut
             self._write_chunk(b"data: [DONE]\n\n")
             self.wfile.write(b"0\r\n\r\n")
 
@@ -184,8 +215,8 @@ def _handler(server: ScriptedOpenAI) -> type:
 
 
 def masked(key: str) -> str:
-    """A key as OpenAI's 401 quotes it: its start, asterisks, its last four characters."""
-    return f"{key[:8]}{'*' * 12}{key[-4:]}" if len(key) > 12 else "*" * len(key)
+    """A key as OpenAI's 401 quotes it: its first 8 characters, asterisks, its last four (short keys: asterisks)."""
+    return f"{key[:8]}{'*' * max(len(key) - 12, 4)}{key[-4:]}" if len(key) > 12 else "*" * max(len(key), 4)
 
 
 def usage_of(body: dict, reply: Reply) -> dict:
@@ -193,17 +224,23 @@ def usage_of(body: dict, reply: Reply) -> dict:
         prompt, completion_tokens = reply.usage
     else:
         prompt = len(json.dumps(body.get("messages", []))) // 4
-        completion_tokens = len(reply.text.split()) + 10 * len(reply.tool_calls)
+        completion_tokens = len(f"{reply.reasoning} {reply.text}".split()) + 10 * len(reply.tool_calls)
     return {"prompt_tokens": prompt, "completion_tokens": completion_tokens, "total_tokens": prompt + completion_tokens}
 
 
-def _calls(reply: Reply, next_id: Callable[[], str]) -> list:
-    return [(next_id(), name, json.dumps(args)) for name, args in reply.tool_calls]
+def _calls(reply: Reply, next_id: Callable[[], int]) -> list:
+    return [(f"call_{next_id()}", name, json.dumps(args)) for name, args in reply.tool_calls]
 
 
-def completion(body: dict, reply: Reply, next_id: Callable[[], str]) -> dict:
+def _words(text: str) -> list:
+    return re.findall(r"\s*\S+\s*", text)
+
+
+def completion(body: dict, reply: Reply, next_id: Callable[[], int]) -> dict:
     """A whole ``chat.completion``."""
     message: dict = {"role": "assistant", "content": reply.text or None}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
     calls = _calls(reply, next_id)
     if calls:
         message["tool_calls"] = [
@@ -211,18 +248,19 @@ def completion(body: dict, reply: Reply, next_id: Callable[[], str]) -> dict:
             for call_id, name, args in calls
         ]
     choice = {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
-    return {**_head(body, "chat.completion"), "choices": [choice], "usage": usage_of(body, reply)}
+    return {**_head(body, "chat.completion", next_id), "choices": [choice], "usage": usage_of(body, reply)}
 
 
-def chunks(body: dict, reply: Reply, next_id: Callable[[], str]) -> list:
+def chunks(body: dict, reply: Reply, next_id: Callable[[], int]) -> list:
     """The ``chat.completion.chunk`` events of a streamed reply, as OpenAI sends them."""
-    head = _head(body, "chat.completion.chunk")
+    head = _head(body, "chat.completion.chunk", next_id)
 
     def chunk(delta: dict, finish: Optional[str] = None) -> dict:
         return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     out = [chunk({"role": "assistant", "content": ""})]
-    out += [chunk({"content": word}) for word in re.findall(r"\S+\s*", reply.text)]
+    out += [chunk({"reasoning_content": word}) for word in _words(reply.reasoning)]
+    out += [chunk({"content": word}) for word in _words(reply.text)]
     for index, (call_id, name, args) in enumerate(_calls(reply, next_id)):
         start = {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
         out.append(chunk({"tool_calls": [start]}))
@@ -235,8 +273,8 @@ def chunks(body: dict, reply: Reply, next_id: Callable[[], str]) -> list:
     return out
 
 
-def _head(body: dict, kind: str) -> dict:
-    return {"id": "chatcmpl-scripted", "object": kind, "created": int(time.time()), "model": body.get("model")}
+def _head(body: dict, kind: str, next_id: Callable[[], int]) -> dict:
+    return {"id": f"chatcmpl-{next_id()}", "object": kind, "created": int(time.time()), "model": body.get("model")}
 
 
 # -- what the messages say --------------------------------------------------------
@@ -248,7 +286,7 @@ def _text(content) -> str:
     return "".join(part.get("text", "") for part in content or [] if isinstance(part, dict))
 
 
-def image_parts(body: dict) -> list:
+def image_parts(body: dict) -> list[str]:
     """The data URLs of every image part of the request's messages."""
     found = []
     for message in body.get("messages", []):
@@ -259,8 +297,8 @@ def image_parts(body: dict) -> list:
     return found
 
 
-def last_request(body: dict) -> tuple:
-    """The first line of the last user message, and the tool results after it as (name, text)."""
+def last_request(body: dict) -> tuple[str, list[tuple[str, str]]]:
+    """The first line of the last user message, and the tool results after it as (tool name, text)."""
     messages = body.get("messages", [])
     names = {
         call["id"]: call["function"]["name"]
@@ -288,7 +326,7 @@ def echo_script(body: dict) -> Reply:
 
 ADD_CELL = re.compile(r"add a cell that prints (?P<text>.+)", re.IGNORECASE)
 WRITE_FILE = re.compile(r"write the file (?P<path>\S+) with (?P<text>.+)", re.IGNORECASE)
-USE_TOOL = re.compile(r"use the tool (?P<tool>\w+)(?: with (?P<text>.+))?", re.IGNORECASE)
+USE_TOOL = re.compile(r"use the tool (?P<tool>[\w-]+)(?: with (?P<text>.+))?", re.IGNORECASE)
 READ_CELL = re.compile(r"look at cell (?P<cell>\S+)", re.IGNORECASE)
 READ_FILE = re.compile(r"read the file (?P<path>\S+)", re.IGNORECASE)
 SEARCH = re.compile(r"search the files for (?P<pattern>\S+)", re.IGNORECASE)
@@ -307,13 +345,17 @@ def notebook_script(body: dict) -> Reply:
         if name is None:
             source = f"print({match['text'].strip()!r})"
             return Reply(tool_calls=[("insert_cell", {"source": source, "cell_type": "code"})])
-        if name == "insert_cell":
+        if name == "insert_cell" and result.get("status") == "applied":
             return Reply(tool_calls=[("run_cell", {"cell_id": result.get("cell_id")})])
-        printed = "".join(o.get("text", "") for o in result.get("outputs", []) if o.get("output_type") == "stream")
+        printed = "".join(
+            output.get("text", "")
+            for output in result.get("outputs", [])
+            if output.get("output_type") == "stream" and output.get("name") == "stdout"
+        )
         return Reply(f"I added a cell and ran it. It printed: {printed.strip()}")
     if (match := WRITE_FILE.search(line)) is not None:
         if name is None:
-            args = {"file_path": "/" + match["path"], "content": match["text"] + "\n"}
+            args = {"file_path": "/" + match["path"].lstrip("/"), "content": match["text"] + "\n"}
             return Reply(tool_calls=[("write_file", args)])
         return Reply(f"Done: {text}")
     if (match := USE_TOOL.search(line)) is not None:
@@ -325,11 +367,14 @@ def notebook_script(body: dict) -> Reply:
             return Reply(tool_calls=[("read_cell", {"cell_id": match["cell"]})])
         return Reply(f"I read cell {result.get('cell_id')} and see {len(image_parts(body))} image(s).")
     if (match := READ_FILE.search(line)) is not None:
-        return Reply(tool_calls=[("read_file", {"file_path": "/" + match["path"]})]) if name is None else Reply(text)
+        args = {"file_path": "/" + match["path"].lstrip("/")}
+        return Reply(tool_calls=[("read_file", args)]) if name is None else Reply(text)
     if (match := SEARCH.search(line)) is not None:
         return Reply(tool_calls=[("grep", {"pattern": match["pattern"]})]) if name is None else Reply(text)
     if "how many images" in line.lower():
         return Reply(f"I see {len(image_parts(body))} image(s).")
+    if "think about it" in line.lower():
+        return Reply("I thought it over.", reasoning="The user wants me to think first.")
     return Reply(f"Hello from {body.get('model')}! You said: {line}")
 
 
