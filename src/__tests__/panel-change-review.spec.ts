@@ -76,7 +76,7 @@ describe('ChangeReviewsView', () => {
 
   it('shows where the change goes and its diff; Apply applies it', async () => {
     const { view, outcome, card, click } = setUp();
-    expect(card()!.textContent).toContain('analysis.ipynb, cell c-2 (index 1)');
+    expect(card()!.textContent).toContain('analysis.ipynb, cell 2');
     expect(
       [...card()!.querySelectorAll('.jp-AgentPanel-diffLine')].map(
         row => row.textContent

@@ -114,7 +114,7 @@ describe('ChatPanel composer', () => {
     transport.lastTurn.sink.frame(complete('interrupted'));
     expect(input.disabled).toBe(true);
     expect($('.jp-AgentPanel-composerNotice').textContent).toContain(
-      'The agent paused for your review'
+      'Waiting for your review above.'
     );
     click($('[data-verb="respond"]'));
     typeInto($('.jp-AgentPanel-reviewForm textarea'), 'Ada');

@@ -274,8 +274,15 @@ describe('a notebook change reviewed before it ran', () => {
     }
   };
 
-  /** A call of insert_cell that pauses for its review, then its result in the turn that resumes. */
-  function reviewedInsert(context: ITestContext = makeContext()) {
+  /**
+   * A call of insert_cell that pauses for its review, then its result in
+   * the turn that resumes, after the call announced again (langstage-core)
+   * or alone (an AG-UI producer).
+   */
+  function reviewedInsert(
+    context: ITestContext = makeContext(),
+    announcedAgain = true
+  ) {
     const h = harness(context);
     h.push({
       status: 'streaming',
@@ -311,6 +318,18 @@ describe('a notebook change reviewed before it ran', () => {
     };
     const resume = () => {
       h.model.answer([{ type: 'respond', message: JSON.stringify(applied) }]);
+      if (announcedAgain) {
+        h.push({
+          status: 'streaming',
+          tool_calls: [
+            {
+              name: 'insert_cell',
+              args: { path: NB, source: 'x' },
+              id: 'call-1'
+            }
+          ]
+        });
+      }
       h.push({
         status: 'streaming',
         tool_result: JSON.stringify(applied),
@@ -324,40 +343,45 @@ describe('a notebook change reviewed before it ran', () => {
     return { h, paused, resume };
   }
 
-  it('is one card, in the turn that asked: the review card adds nothing, the result comes to it', () => {
-    const context = makeContext();
-    context.review = { answeredByPlugin: () => true };
-    context.showReview = jest.fn();
-    const { h, paused, resume } = reviewedInsert(context);
-    const card = paused.node.querySelector<HTMLElement>('.jp-AgentPanel-tool')!;
-    expect(card.dataset.status).toBe('waiting');
-    expect(card.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
-      'Insert a code cell in a.ipynb'
-    );
-    // The diff card below the conversation is the one review.
-    expect(
-      paused.node.querySelector('.jp-AgentPanel-review')!.classList
-    ).toContain('lm-mod-hidden');
-    click(card.querySelector('.jp-AgentPanel-tool-review'));
-    expect(context.showReview).toHaveBeenCalledTimes(1);
+  it.each([true, false])(
+    'is one card, in the turn that asked: the review card adds nothing, the result comes to it (announced again: %s)',
+    announcedAgain => {
+      const context = makeContext();
+      context.review = { answeredByPlugin: () => true };
+      context.showReview = jest.fn();
+      const { h, paused, resume } = reviewedInsert(context, announcedAgain);
+      const card = paused.node.querySelector<HTMLElement>(
+        '.jp-AgentPanel-tool'
+      )!;
+      expect(card.dataset.status).toBe('waiting');
+      expect(card.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
+        'Insert a code cell in a.ipynb'
+      );
+      // The diff card below the conversation is the one review.
+      expect(
+        paused.node.querySelector('.jp-AgentPanel-review')!.classList
+      ).toContain('lm-mod-hidden');
+      click(card.querySelector('.jp-AgentPanel-tool-review'));
+      expect(context.showReview).toHaveBeenCalledTimes(1);
 
-    resume();
-    const visible = [
-      ...h.view.node.querySelectorAll<HTMLElement>('.jp-AgentPanel-tool')
-    ].filter(node => !node.classList.contains('lm-mod-hidden'));
-    expect(visible).toEqual([card]);
-    expect(card.dataset.status).toBe('success');
-    expect(card.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
-      'Inserted a code cell in a.ipynb (cell 2)'
-    );
-    expect(card.querySelector('.jp-AgentPanel-toolOutcome')!.textContent).toBe(
-      'You applied this change.'
-    );
-    // Timed from the review: no duration is the call's.
-    expect(
-      card.querySelector<HTMLElement>('.jp-AgentPanel-toolDuration')!.hidden
-    ).toBe(true);
-  });
+      resume();
+      const visible = [
+        ...h.view.node.querySelectorAll<HTMLElement>('.jp-AgentPanel-tool')
+      ].filter(node => !node.classList.contains('lm-mod-hidden'));
+      expect(visible).toEqual([card]);
+      expect(card.dataset.status).toBe('success');
+      expect(card.querySelector('.jp-AgentPanel-toolLabel')!.textContent).toBe(
+        'Inserted a code cell in a.ipynb (cell 2)'
+      );
+      expect(
+        card.querySelector('.jp-AgentPanel-toolOutcome')!.textContent
+      ).toBe('You applied this change.');
+      // Timed from the review: no duration is the call's.
+      expect(
+        card.querySelector<HTMLElement>('.jp-AgentPanel-toolDuration')!.hidden
+      ).toBe(true);
+    }
+  );
 
   it('reveals the cell it names, and offers Undo while the change can be taken back', async () => {
     const context = makeContext();

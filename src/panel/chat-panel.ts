@@ -30,7 +30,7 @@ import { MentionInput } from './composer/mention-input';
 import { ConnectionReportView } from './header/connection-report';
 import { EndpointPicker } from './header/endpoint-picker';
 import { HealthIndicator } from './header/health-indicator';
-import { ModelPicker } from './header/model-picker';
+import { ModelPicker } from './composer/model-picker';
 import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
@@ -52,11 +52,11 @@ export interface IChatPanelOptions {
 }
 
 /**
- * The side panel: toolbar (endpoint and model pickers, address, health,
+ * The side panel: toolbar (endpoint picker, address, health,
  * test connection, new conversation), the last connection test's report, the
  * agent's plan pinned on top, the transcript with "Jump to latest", the
- * working indicator, the message queue, the context chips and the composer,
- * around one chat model. Views emit intents; the model acts on them.
+ * working indicator, the message queue, the context chips and the composer
+ * (with the model picker), around one chat model. Views emit intents; the model acts on them.
  */
 export class ChatPanel extends SidePanel {
   constructor({
@@ -75,10 +75,7 @@ export class ChatPanel extends SidePanel {
     this.addClass('jp-AgentPanel');
 
     this.toolbar.addItem('endpoint-picker', new EndpointPicker(service, trans));
-    this.toolbar.addItem(
-      'model-picker',
-      new ModelPicker(service.modelChoice, trans)
-    );
+
     this._endpointLabel = new Widget({ node: document.createElement('span') });
     this._endpointLabel.addClass('jp-AgentPanel-endpoint');
     // Toolbar items are flex boxes, where no ellipsis shows: the text gets its own box.
@@ -154,6 +151,8 @@ export class ChatPanel extends SidePanel {
     this._transcriptArea.addWidget(this._jump);
 
     this._composer = new Composer(trans);
+    // The model goes with the message: beside Send, where the header has no room for it.
+    this._composer.setAccessory(new ModelPicker(service.modelChoice, trans));
     this._composer.sendRequested.connect(this._onSend, this);
     this._composer.stopRequested.connect(this._onStop, this);
     this._mentions = new MentionInput(
@@ -179,9 +178,8 @@ export class ChatPanel extends SidePanel {
     this.content.addWidget(this._changeReviews);
     this.content.addWidget(this._workingSlot);
     this.content.addWidget(this._queueSlot);
-    this.content.addWidget(
-      new ContextChipsView(service.composerContext, trans)
-    );
+    this._chips = new ContextChipsView(service.composerContext, trans);
+    this.content.addWidget(this._chips);
     this.content.addWidget(this._composer);
     this.content.addWidget(this._announcerSlot);
 
@@ -328,15 +326,17 @@ export class ChatPanel extends SidePanel {
     const status = this._service.model.status;
     const problem = this._service.problem;
     this._composer.setRunning(status === 'running');
+    const reviewing = status === 'awaiting-decision';
     this._composer.setLocked(
-      status === 'awaiting-decision'
-        ? this._bundle.__(
-            'The agent paused for your review: answer it above to continue. (Messages sent now would be ignored by the agent.)'
-          )
+      reviewing
+        ? this._bundle.__('Waiting for your review above.')
         : problem !== null && status === 'idle'
           ? this._bundle.__('No agent to talk to: %1', problem)
           : null
     );
+    // The next message's context matters again once the review is answered:
+    // meanwhile the conversation keeps the room.
+    this._chips.setHidden(reviewing);
   }
 
   /**
@@ -397,6 +397,7 @@ export class ChatPanel extends SidePanel {
   private readonly _endpointText = document.createElement('span');
   private readonly _turnContext: ITurnViewContext;
   private readonly _changeReviews: ChangeReviewsView;
+  private readonly _chips: ContextChipsView;
   private readonly _list: ConversationListView;
   private readonly _listButton: ToolbarButton;
   private readonly _transcriptArea = new Panel();

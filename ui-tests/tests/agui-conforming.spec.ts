@@ -245,8 +245,8 @@ test('a tool approval shows on its call, and Dismiss sends "cancelled"', async (
     .locator('.jp-AgentPanel-turn')
     .first()
     .locator('.jp-AgentPanel-tool');
-  await expect(tool.locator('.jp-AgentPanel-toolName')).toHaveText(
-    'delete_file'
+  await expect(tool.locator('.jp-AgentPanel-toolLabel')).toHaveText(
+    /^delete_file\(/
   );
   // The request sits right under the call it is about.
   const card = tool.locator('xpath=following-sibling::*[1]');
@@ -301,10 +301,12 @@ test('a client tool the agent calls runs here, and its result goes back in the f
   await waitIdle(panel);
   const tool = panel.locator('.jp-AgentPanel-tool');
   await expect(tool.locator('.jp-AgentPanel-toolStatus')).toHaveText(
-    'Succeeded in JupyterLab'
+    'Done in JupyterLab'
   );
-  await expect(tool.locator('.jp-AgentPanel-toolResult')).toContainText(
-    '"echoed":"hi"'
+  await tool.locator('.jp-AgentPanel-toolToggle').click();
+  // The result reads as keys and values.
+  await expect(tool.locator('.jp-AgentPanel-toolDetails dl').last()).toHaveText(
+    'echoedhi'
   );
   expect(await page.evaluate(() => (window as any).echoCalls)).toEqual([
     { text: 'hi' }

@@ -148,16 +148,15 @@ async function demoConversation(panel: Locator): Promise<void> {
   );
   const tool = used.locator('.jp-AgentPanel-tool');
   await expect(tool).toHaveCount(1);
-  await expect(tool.locator('.jp-AgentPanel-toolName')).toHaveText(
-    'demo_lookup'
+  await expect(tool.locator('.jp-AgentPanel-toolLabel')).toHaveText(
+    'demo_lookup(query: "use a tool")'
   );
-  await expect(tool.locator('.jp-AgentPanel-toolStatus')).toHaveText(
-    'Succeeded'
-  );
-  await expect(tool.locator('.jp-AgentPanel-toolArgs')).toContainText(
-    '"query": "use a tool"'
-  );
-  await expect(tool).toContainText('"answer": "42"');
+  await expect(tool.locator('.jp-AgentPanel-toolStatus')).toHaveText('Done');
+  await tool.locator('.jp-AgentPanel-toolToggle').click();
+  await expect(tool.locator('.jp-AgentPanel-toolDetails dl')).toHaveText([
+    'queryuse a tool',
+    /answer42/
+  ]);
   await waitIdle(panel);
 
   await send(panel, 'ask me a question');

@@ -56,13 +56,18 @@ async function storedModel(
 test.describe('the built-in agent', () => {
   test('with no model configured, a new conversation says how to connect one; the picker offers the models', async ({
     page
-  }) => {
+  }, testInfo) => {
     const panel = await startFresh(page);
 
     const hint = panel.locator('.jp-AgentPanel-demoHint');
     await expect(hint).toBeVisible();
     await expect(hint).toContainText('keyless demo agent');
     await expect(hint.locator('a')).toHaveAttribute('href', DOCS);
+    // The model goes with the message: the picker is beside Send.
+    await expect(
+      panel.locator('.jp-AgentPanel-composerActions .jp-AgentPanel-modelPicker')
+    ).toBeVisible();
+    await keepScreenshot(await panel.screenshot(), 'builtin-empty', testInfo);
     await expect(picker(panel)).toBeVisible();
     await expect
       .poll(() => options(panel))

@@ -12,12 +12,17 @@ import {
 } from '@jupyterlab/galata';
 import type { Locator, TestInfo } from '@playwright/test';
 import {
+  box,
+  type IBox,
   keepScreenshot,
   lastTurn,
   openPanel,
   PLUGIN_ID,
   send,
-  waitIdle
+  setPanelWidth,
+  THEMES,
+  waitIdle,
+  WIDTHS
 } from './review-panel-helpers';
 
 /**
@@ -25,25 +30,6 @@ import {
  * `--jp-private-toolbar-height`, 31 px + a 1 px border = 32 px.
  */
 const TOOLBAR_ROW_PX = 32;
-const WIDTHS = [250, 320, 500];
-const THEMES = {
-  light: (page: IJupyterLabPageFixture) => page.theme.setLightTheme(),
-  dark: (page: IJupyterLabPageFixture) => page.theme.setDarkTheme()
-};
-
-interface IBox {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-async function box(locator: Locator): Promise<IBox> {
-  const found = await locator.boundingBox();
-  expect(found, 'a visible element').not.toBeNull();
-  return found!;
-}
-
 function overlaps(a: IBox, b: IBox): boolean {
   return (
     a.x < b.x + b.width &&
@@ -54,51 +40,21 @@ function overlaps(a: IBox, b: IBox): boolean {
 }
 
 /**
- * Drag the right sidebar's split handle until the panel is `width` px wide.
- * Galata's `sidebar.setWidth` drags to an absolute position that does not
- * count the handle, so measure and correct instead.
- */
-async function setPanelWidth(
-  page: IJupyterLabPageFixture,
-  panel: Locator,
-  width: number
-): Promise<void> {
-  const handle = page
-    .locator('#jp-main-split-panel > .lm-SplitPanel-handle:not(.lm-mod-hidden)')
-    .last();
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const off = (await box(panel)).width - width;
-    if (Math.abs(off) < 1) {
-      return;
-    }
-    const grip = await box(handle);
-    const x = grip.x + grip.width / 2;
-    const y = grip.y + grip.height / 2;
-    await page.mouse.move(x, y);
-    await page.mouse.down();
-    await page.mouse.move(x + off, y, { steps: 4 });
-    await page.mouse.up();
-  }
-  expect(Math.round((await box(panel)).width)).toBe(width);
-}
-
-/**
  * The header is one toolbar row, every control inside it (none clipped off
  * its end, none on a second line) and none over the transcript. Returns the
  * header's measured height: from its top to its lowest control's bottom.
  */
-async function expectHeaderFits(
-  panel: Locator,
-  offersModels = true
-): Promise<number> {
+async function expectHeaderFits(panel: Locator): Promise<number> {
   const toolbar = await box(panel.locator('.jp-SidePanel-toolbar'));
   const transcript = await box(panel.locator('.jp-AgentPanel-transcript'));
   const controls = panel.locator(
-    '.jp-SidePanel-toolbar > .jp-Toolbar-item:not(.lm-mod-hidden)'
+    '.jp-SidePanel-toolbar > .jp-Toolbar-item:visible'
   );
-  // Endpoint picker, model picker (when the endpoint offers models: the
-  // built-in agent does), endpoint, health, Test connection, Conversations, New.
-  await expect(controls).toHaveCount(offersModels ? 7 : 6);
+  // Endpoint picker, endpoint address (from 400 px: narrower, it would be
+  // a sliver; the picker's tooltip has it), health, Test connection,
+  // Conversations, New.
+  const wide = (await box(panel)).width >= 400;
+  await expect(controls).toHaveCount(wide ? 6 : 5);
   let bottom = toolbar.y + toolbar.height;
   for (const control of await controls.all()) {
     const name = await control.getAttribute('data-jp-item-name');
@@ -220,12 +176,19 @@ test.describe('a long endpoint name and URL', () => {
   }, testInfo) => {
     await page.setViewportSize({ width: 1400, height: 900 });
     const panel = await openPanel(page);
-    await setPanelWidth(page, panel, 250);
-    await expectHeaderFits(panel, false);
     const picker = panel.locator('.jp-AgentPanel-picker');
     const address = panel.locator('.jp-AgentPanel-endpoint');
+    // Narrow: the name is cut, the address left out; the tooltip has both.
+    await setPanelWidth(page, panel, 250);
+    await expectHeaderFits(panel);
     await expect(picker).toHaveValue(name);
     await expect(picker).toHaveAttribute('title', new RegExp(escape(name)));
+    await expect(picker).toHaveAttribute('title', new RegExp(escape(url)));
+    await expect(address).toBeHidden();
+    await headerScreenshot(page, panel, 'header-250-long-names', testInfo);
+    // Wider: the address shows too, cut as well.
+    await setPanelWidth(page, panel, 500);
+    await expectHeaderFits(panel);
     await expect(address).toHaveText(new RegExp(`${escape(url)}$`));
     await expect(address).toHaveAttribute('title', new RegExp(escape(url)));
     const texts = [picker, address.locator('.jp-AgentPanel-endpointText')];
@@ -236,7 +199,6 @@ test.describe('a long endpoint name and URL', () => {
       // Narrower than its text: the ellipsis shows.
       expect(await cut.evaluate(textOverflow)).toBeGreaterThan(0);
     }
-    await headerScreenshot(page, panel, 'header-250-long-names', testInfo);
   });
 });
 

@@ -77,8 +77,12 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     await page.sidebar.setWidth(480, 'right');
     await send(panel, 'add a cell that prints hello');
     const insert = reviewOf(panel, 'insert_cell');
-    await expect(insert).toContainText(
-      `${await pathOf(page, 'tools-insert.ipynb')}, new cell at index 1`
+    // The notebook by its name (its path in the tooltip), cells from 1.
+    const where = insert.locator('.jp-AgentPanel-changeReviewWhere');
+    await expect(where).toHaveText('tools-insert.ipynb, new cell 2');
+    await expect(where).toHaveAttribute(
+      'title',
+      await pathOf(page, 'tools-insert.ipynb')
     );
     await expect(insert.locator('.jp-AgentPanel-diffLine')).toHaveText([
       "+print('hello')"
@@ -241,7 +245,9 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     const target = await pathOf(page, 'tools-target.ipynb');
     await send(panel, `add a cell that prints hello in ${target}`);
     const insert = reviewOf(panel, 'insert_cell');
-    await expect(insert).toContainText(`${target}, new cell at index 1`);
+    await expect(
+      insert.locator('.jp-AgentPanel-changeReviewWhere')
+    ).toHaveAttribute('title', target);
     await insert.locator('.jp-AgentPanel-changeApply').click();
     await reviewOf(panel, 'run_cell')
       .locator('.jp-AgentPanel-changeApply')

@@ -76,21 +76,19 @@ test.describe('review panel with the demo agent', () => {
       'That completes the tool_start -> tool_end -> extraction flow.'
     );
     const tool = turn.locator('.jp-AgentPanel-tool');
-    await expect(tool.locator('.jp-AgentPanel-toolName')).toHaveText(
-      'demo_lookup'
+    await expect(tool.locator('.jp-AgentPanel-toolLabel')).toHaveText(
+      'demo_lookup(query: "use a tool")'
     );
-    await expect(tool.locator('.jp-AgentPanel-toolStatus')).toHaveText(
-      'Succeeded'
-    );
+    await expect(tool.locator('.jp-AgentPanel-toolStatus')).toHaveText('Done');
     await expect(tool.locator('.jp-AgentPanel-toolDuration')).toHaveText(
       /\d+(\.\d)? (ms|s)/
     );
-    await expect(tool.locator('.jp-AgentPanel-toolArgs')).toContainText(
-      '"query": "use a tool"'
-    );
-    await expect(tool.locator('.jp-AgentPanel-toolResult')).toContainText(
-      '"answer": "42"'
-    );
+    // Details: the arguments and the result as keys and values.
+    await tool.locator('.jp-AgentPanel-toolToggle').click();
+    await expect(tool.locator('.jp-AgentPanel-toolDetails dl')).toHaveText([
+      'queryuse a tool',
+      /answer42/
+    ]);
     const extraction = turn.locator('.jp-AgentPanel-extraction');
     await expect(
       extraction.locator('.jp-AgentPanel-extractionType')
@@ -123,7 +121,7 @@ test.describe('review panel with the demo agent', () => {
       'Approve'
     ]);
     await expect(panel.locator('.jp-AgentPanel-composerNotice')).toContainText(
-      'The agent paused for your review'
+      'Waiting for your review above.'
     );
     await expect(panel.locator('.jp-AgentPanel-input')).toBeDisabled();
     await review.locator('[data-verb="respond"]').click();

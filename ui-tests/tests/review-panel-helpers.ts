@@ -193,3 +193,52 @@ export async function runCode(
   }
   await page.notebook.runCell(index, { wait });
 }
+
+/** The right sidebar widths the UI is checked at: JupyterLab's minimum, narrow, wide. */
+export const WIDTHS = [250, 320, 500];
+export const THEMES = {
+  light: (page: IJupyterLabPageFixture) => page.theme.setLightTheme(),
+  dark: (page: IJupyterLabPageFixture) => page.theme.setDarkTheme()
+};
+
+export interface IBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export async function box(locator: Locator): Promise<IBox> {
+  const found = await locator.boundingBox();
+  expect(found, 'a visible element').not.toBeNull();
+  return found!;
+}
+
+/**
+ * Drag the right sidebar's split handle until the panel is `width` px wide.
+ * Galata's `sidebar.setWidth` drags to an absolute position that does not
+ * count the handle, so measure and correct instead.
+ */
+export async function setPanelWidth(
+  page: IJupyterLabPageFixture,
+  panel: Locator,
+  width: number
+): Promise<void> {
+  const handle = page
+    .locator('#jp-main-split-panel > .lm-SplitPanel-handle:not(.lm-mod-hidden)')
+    .last();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const off = (await box(panel)).width - width;
+    if (Math.abs(off) < 1) {
+      return;
+    }
+    const grip = await box(handle);
+    const x = grip.x + grip.width / 2;
+    const y = grip.y + grip.height / 2;
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    await page.mouse.move(x + off, y, { steps: 4 });
+    await page.mouse.up();
+  }
+  expect(Math.round((await box(panel)).width)).toBe(width);
+}

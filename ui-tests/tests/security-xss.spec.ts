@@ -89,6 +89,10 @@ async function hostileTurns(
  * curious reader would (a surviving `onmouseover` would fire).
  */
 async function exploreAll(turn: Locator): Promise<void> {
+  // Every tool card's Details first: its arguments and result render then.
+  for (const details of await turn.locator('.jp-AgentPanel-toolToggle').all()) {
+    await details.click();
+  }
   for (const toggle of await turn
     .locator('summary, .jp-AgentPanel-showMore:visible')
     .all()) {
@@ -117,13 +121,18 @@ test('no hostile payload runs or calls another host, wherever it appears', async
   expect(await ranPayloads(page)).toEqual([]);
   expect(requests.foreign()).toEqual([]);
 
-  // Shown as text where it is data: tool names, arguments, results.
+  // Shown as text where it is data: tool names (in their one line, as
+  // `name(args)`), arguments, results (under Details, opened above).
   const tools = first.locator('.jp-AgentPanel-tool');
   await expect(tools).toHaveCount(PAYLOADS.length);
   for (const [index, payload] of PAYLOADS.entries()) {
-    await expect(
-      tools.nth(index).locator('.jp-AgentPanel-toolName')
-    ).toHaveText(payload.markup);
+    const tool = tools.nth(index);
+    await expect(tool.locator('.jp-AgentPanel-toolLabel')).toHaveText(
+      new RegExp(`^${escapeRegExp(payload.markup)}\\(`)
+    );
+    await expect(tool.locator('.jp-AgentPanel-toolDetails')).toContainText(
+      payload.markup
+    );
   }
   await expect(first.locator('.jp-AgentPanel-reasoning')).toContainText(
     PAYLOADS[0].markup
@@ -270,3 +279,7 @@ test('hostile extraction data inserted into a notebook renders as data', async (
   expect(await ranPayloads(page)).toEqual([]);
   expect(requests.foreign()).toEqual([]);
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

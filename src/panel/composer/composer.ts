@@ -30,10 +30,26 @@ export class Composer extends Widget {
       'Add to the queue: sent when the agent has finished (Enter)'
     );
     this._queue.hidden = true;
-    const actions = document.createElement('div');
-    actions.className = 'jp-AgentPanel-composerActions';
-    actions.append(this._stop, this._queue, this._send);
-    this.node.append(this._notice, this._input, actions);
+    this._actions = document.createElement('div');
+    this._actions.className = 'jp-AgentPanel-composerActions';
+    this._actions.append(this._stop, this._queue, this._send);
+    this.node.append(this._notice, this._input, this._actions);
+  }
+
+  /**
+   * Show `widget` at the start of the buttons' row (the model picker: what
+   * the next message goes to, beside Send); the composer disposes it.
+   */
+  setAccessory(widget: Widget): void {
+    this._accessory?.dispose();
+    this._accessory = widget;
+    this._actions.prepend(widget.node);
+  }
+
+  dispose(): void {
+    this._accessory?.dispose();
+    this._accessory = null;
+    super.dispose();
   }
 
   /** The user asked to send this text. */
@@ -146,6 +162,8 @@ export class Composer extends Widget {
   }
 
   private readonly _input: HTMLTextAreaElement;
+  private readonly _actions: HTMLDivElement;
+  private _accessory: Widget | null = null;
   private readonly _notice: HTMLDivElement;
   private readonly _send: HTMLButtonElement;
   private readonly _stop: HTMLButtonElement;

@@ -3,7 +3,7 @@ import type {
   AgentPanelService,
   ICurrentChange
 } from '../../model/agent-panel-service';
-import { ToolbarSelect } from './toolbar-select';
+import { ToolbarSelect } from '../common/toolbar-select';
 
 /**
  * The toolbar's endpoint dropdown: shows the conversation's endpoint and
@@ -64,12 +64,15 @@ export class EndpointPicker extends ToolbarSelect {
     const blocked = service.switchBlocked;
     this.lockNextFrame(() => this._service.switchBlocked !== null);
     const missing = service.missingEndpoint;
+    // Where it is: the header's address, which a narrow panel leaves out.
+    const where = service.problem ?? service.model.transport?.label ?? '';
     const lines = [
       trans.__(
         'Endpoint of this conversation: %1 (%2)',
         current.name,
         current.transport
       ),
+      where,
       missing
         ? trans.__(
             'Its endpoint "%1" is no longer in the settings; using the default.',

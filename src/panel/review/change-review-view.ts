@@ -128,6 +128,7 @@ class ChangeReviewCard {
     const where = document.createElement('div');
     where.className = 'jp-AgentPanel-changeReviewWhere';
     where.textContent = whereText(trans, proposal);
+    where.title = proposal.path;
     this._diff = document.createElement('div');
     this._diff.className = 'jp-AgentPanel-changeReviewDiff';
     this._form = document.createElement('div');
@@ -230,13 +231,15 @@ class ChangeReviewCard {
       this._diff.replaceChildren();
       return;
     }
-    const lines =
-      proposal.kind === 'run'
-        ? lineDiff(proposal.current, proposed)
-        : lineDiff(
-            proposal.current,
-            proposal.kind === 'delete' ? '' : proposed
-          );
+    if (proposal.kind === 'run') {
+      // What runs, as it will run: no change to count.
+      this._diff.replaceChildren(renderDiff(lineDiff(proposed, proposed)));
+      return;
+    }
+    const lines = lineDiff(
+      proposal.current,
+      proposal.kind === 'delete' ? '' : proposed
+    );
     this._diff.replaceChildren(
       renderStats(lines, this._trans),
       renderDiff(lines)
@@ -326,21 +329,18 @@ function headingText(
   }
 }
 
+/** The notebook by its name (the path is the tooltip), the cell as JupyterLab numbers it. */
 function whereText(
   trans: TranslationBundle,
   proposal: IChangeProposal
 ): string {
+  const notebook = proposal.path.split('/').pop() ?? proposal.path;
   if (proposal.kind === 'read') {
-    return proposal.path;
+    return notebook;
   }
   return proposal.kind === 'insert'
-    ? trans.__('%1, new cell at index %2', proposal.path, proposal.index)
-    : trans.__(
-        '%1, cell %2 (index %3)',
-        proposal.path,
-        proposal.cellId ?? '',
-        proposal.index
-      );
+    ? trans.__('%1, new cell %2', notebook, proposal.index + 1)
+    : trans.__('%1, cell %2', notebook, proposal.index + 1);
 }
 
 function applyLabel(

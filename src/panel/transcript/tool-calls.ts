@@ -1,9 +1,9 @@
 /**
  * The tool calls of one transcript, by call id. A call the agent made before
- * a review pauses the turn; its result comes in the turn that resumes. The
- * result goes to the card of the call, where it was asked for, and the
- * later turn shows nothing more of it. Whichever of the two cards is built
- * first (a long conversation builds its earlier turns later), they meet here.
+ * a review pauses the turn; the turn that resumes carries its result (and
+ * langstage-core announces the call again first). The first card built for
+ * a call shows it, with the result a later turn brings; the later turn's
+ * card for the same call shows nothing.
  */
 import type { IToolCard } from '../../wire/types';
 
@@ -13,39 +13,15 @@ export interface IToolCallHome {
 }
 
 export class ToolCalls {
-  /** `home` shows call `callId`; a result that arrived before it goes to it now. */
-  register(callId: string, home: IToolCallHome): void {
-    this._homes.set(callId, home);
-    const waiting = this._results.get(callId);
-    if (waiting) {
-      this._results.delete(callId);
-      home.resultArrived(waiting.result);
-      waiting.taken();
-    }
-  }
-
-  /**
-   * A later turn's result of a call: true when a card of the call takes it
-   * (the result's own card then shows nothing), false when the call is not
-   * shown here yet: it is kept for it, and `taken` is called when it takes it.
-   */
-  deliver(result: IToolCard, taken: () => void): boolean {
-    const callId = result.callId;
-    if (callId === null) {
-      return false;
-    }
+  /** The card that shows call `callId`: `card` when it is the first to ask. */
+  homeOf(callId: string, card: IToolCallHome): IToolCallHome {
     const home = this._homes.get(callId);
     if (home) {
-      home.resultArrived(result);
-      return true;
+      return home;
     }
-    this._results.set(callId, { result, taken });
-    return false;
+    this._homes.set(callId, card);
+    return card;
   }
 
   private readonly _homes = new Map<string, IToolCallHome>();
-  private readonly _results = new Map<
-    string,
-    { result: IToolCard; taken: () => void }
-  >();
 }

@@ -60,13 +60,15 @@ export class ToolView implements IItemView, IToolCallHome {
     this._toggle = button(trans.__('Details'), 'jp-AgentPanel-toolToggle');
     this._toggle.dataset.action = 'details';
     this._toggle.setAttribute('aria-expanded', 'false');
-    line.append(this._icon, this._label, this._status, this._duration);
-    line.append(this._toggle);
+    line.append(this._icon, this._label);
+    // Under what it does: how it went, and its details.
+    const meta = element('div', 'jp-AgentPanel-toolMeta');
+    meta.append(this._status, this._duration, this._toggle);
     this._outcome = element('div', 'jp-AgentPanel-toolOutcome');
     this._details = element('div', 'jp-AgentPanel-toolDetails');
     this._details.hidden = true;
     this._values = new ValueView(trans);
-    this.widget.node.append(line, this._outcome, this._details);
+    this.widget.node.append(line, meta, this._outcome, this._details);
     this.widget.node.addEventListener('click', this);
   }
 
@@ -75,15 +77,15 @@ export class ToolView implements IItemView, IToolCallHome {
   update(item: TranscriptItem): void {
     const card = item as IToolCard;
     const calls = this._context.calls;
-    if (card.orphan && calls) {
-      const delivered = calls.deliver(card, () => this.widget.hide());
-      if (delivered) {
-        this.widget.hide();
-        return;
+    const home =
+      card.callId !== null && calls ? calls.homeOf(card.callId, this) : this;
+    if (home !== this) {
+      // The call is shown where it was made: its result goes there.
+      this.widget.hide();
+      if (card.result !== undefined) {
+        home.resultArrived(card);
       }
-    } else if (card.callId !== null && !this._registered && calls) {
-      this._registered = true;
-      calls.register(card.callId, this);
+      return;
     }
     this._card = card;
     this._render();
@@ -229,7 +231,7 @@ export class ToolView implements IItemView, IToolCallHome {
         )
       );
     }
-    if (card.orphan && !this._result) {
+    if (card.orphan) {
       parts.push(
         element(
           'span',
@@ -346,7 +348,6 @@ export class ToolView implements IItemView, IToolCallHome {
   private _values: ValueView;
   private _card: IToolCard | null = null;
   private _result: IToolCard | null = null;
-  private _registered = false;
   private _settledOutcome: Outcome | null = null;
   private _reviewed = false;
   private _undoProblem: string | null = null;
@@ -356,7 +357,11 @@ function labelPart(part: LabelPart, trans: TranslationBundle): Node {
   if (typeof part === 'string') {
     return document.createTextNode(part);
   }
-  const link = button(part.text, 'jp-AgentPanel-cellLink');
+  // A link in the sentence, not a toolbar button: no padding around it.
+  const link = document.createElement('button');
+  link.type = 'button';
+  link.className = 'jp-AgentPanel-cellLink';
+  link.textContent = part.text;
   link.dataset.action = 'cell';
   link.dataset.cell = JSON.stringify(part.cell);
   link.title = trans.__('Show %1 in %2', part.text, part.cell.path);

@@ -1,7 +1,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IModelOffer } from '../../contracts/models';
 import type { ModelChoice } from '../../model/conversation/model-choice';
-import { ToolbarSelect } from './toolbar-select';
+import { ToolbarSelect } from '../common/toolbar-select';
 
 /** One `<option>` as it should be. */
 interface IOptionSpec {
