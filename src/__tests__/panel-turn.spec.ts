@@ -1,62 +1,19 @@
 import './clipboard-shim';
 import { Clipboard } from '@jupyterlab/apputils';
 import { Signal } from '@lumino/signaling';
-import { Widget } from '@lumino/widgets';
 import { ChatModel } from '../model/conversation/chat-model';
 import { TranscriptView } from '../panel/transcript/transcript';
-import type { TurnView } from '../panel/transcript/turn-view';
 import {
   afterFrame,
   chunk,
   click,
   complete,
-  FakeTransport,
-  frame,
   makeContext,
   renderedMarkdown,
   typesetNodes,
   type ITestContext
 } from './panel-fakes';
-
-interface IHarness {
-  model: ChatModel;
-  transport: FakeTransport;
-  view: TranscriptView;
-  context: ITestContext;
-  push(json: Record<string, unknown>): void;
-  turn(): TurnView;
-}
-
-function harness(context: ITestContext = makeContext()): IHarness {
-  const model = new ChatModel('t1');
-  const transport = new FakeTransport();
-  model.transport = transport;
-  const view = new TranscriptView(model, context);
-  Widget.attach(view, document.body);
-  model.send('question');
-  return {
-    model,
-    transport,
-    view,
-    context,
-    push: json => transport.lastTurn.sink.frame(frame(json)),
-    turn: () => view.turnView(model.entries[model.entries.length - 1].key)!
-  };
-}
-
-const tool = (args: unknown, id = 'c1', name = 'lookup') => ({
-  status: 'streaming',
-  tool_calls: [{ name, args, id }]
-});
-const result = (content: unknown, extra: Record<string, unknown> = {}) => ({
-  status: 'streaming',
-  tool_result: content,
-  id: 'c1',
-  name: 'lookup',
-  tool_status: 'success',
-  duration_ms: 1234,
-  ...extra
-});
+import { harness, result, tool } from './turn-harness';
 
 afterEach(() => {
   document.body.replaceChildren();

@@ -200,8 +200,15 @@ test.describe('faults with the default timeouts', () => {
     await expect(turn.locator('.jp-AgentPanel-text').first()).toHaveText(
       'byte by byte: é, ß, 漢字, 😀'
     );
-    await expect(turn.locator('.jp-AgentPanel-tool')).toContainText('lookup');
-    await expect(turn.locator('.jp-AgentPanel-tool')).toContainText('done ✓');
+    const tool = turn.locator('.jp-AgentPanel-tool');
+    await expect(tool.locator('.jp-AgentPanel-toolLabel')).toHaveText(
+      'lookup(q: "ü")'
+    );
+    // The result is under Details, whole.
+    await tool.getByRole('button', { name: 'Details' }).click();
+    await expect(tool.locator('.jp-AgentPanel-toolDetails')).toContainText(
+      'done ✓'
+    );
     await expect(turn.locator('.jp-AgentPanel-error')).toHaveCount(0);
   });
 

@@ -28,6 +28,8 @@ export interface IToolViewContext extends IItemViewContext {
 export interface IToolViewOptions {
   /** The turn resumes after a review: results may answer earlier calls. */
   afterReview: boolean;
+  /** The card's status changed, or it hid (its group counts them). */
+  onStatusChange?(): void;
 }
 
 /** Argument strings longer than this are cut until "Show more" (in a review row). */
@@ -81,7 +83,10 @@ export class ToolView implements IItemView, IToolCallHome {
       card.callId !== null && calls ? calls.homeOf(card.callId, this) : this;
     if (home !== this) {
       // The call is shown where it was made: its result goes there.
-      this.widget.hide();
+      if (!this.widget.isHidden) {
+        this.widget.hide();
+        this._options.onStatusChange?.();
+      }
       if (card.result !== undefined) {
         home.resultArrived(card);
       }
@@ -213,8 +218,11 @@ export class ToolView implements IItemView, IToolCallHome {
       status = 'unfinished';
       text = trans.__('Did not finish');
     }
-    this.widget.node.dataset.status = status;
     this._status.textContent = text;
+    if (this.widget.node.dataset.status !== status) {
+      this.widget.node.dataset.status = status;
+      this._options.onStatusChange?.();
+    }
   }
 
   /** The decision or failure in a sentence, what to do next, Undo. */

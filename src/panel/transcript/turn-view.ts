@@ -14,6 +14,7 @@ import { RequestCardView } from '../review/request-card';
 import { type IReviewCardOptions, ReviewCardView } from '../review/review-card';
 import { TextView } from './text-view';
 import { TurnActivityView } from './turn-activity';
+import { ToolGroup } from './tool-group';
 import { type IToolViewContext, ToolView } from './tool-view';
 import { TurnFooter } from './turn-footer';
 
@@ -112,6 +113,7 @@ export class TurnView extends Panel {
     }
     this._views.forEach(view => view.dispose());
     this._views.clear();
+    this._groups.clear();
     this._footer.dispose();
     super.dispose();
   }
@@ -135,16 +137,16 @@ export class TurnView extends Panel {
       );
     }
     this._views.set(item.key, view);
-    this.insertWidget(this._placeOf(item), view.widget);
+    this._place(item, view.widget);
     view.update(item);
   }
 
   /**
-   * Where a new item's view goes: at the end, but a request about a tool
-   * call right under that call's card.
+   * A new item's view goes at the end, a tool call in the group of calls
+   * made one after the other, and a request about a tool call right under
+   * that call's card.
    */
-  private _placeOf(item: TranscriptItem): number {
-    const end = this.widgets.length - 1;
+  private _place(item: TranscriptItem, widget: Widget): void {
     const callId = item.kind === 'interrupt' ? item.request?.toolCallId : null;
     const call = callId
       ? this._entry.state.items.find(
@@ -152,11 +154,24 @@ export class TurnView extends Panel {
         )
       : undefined;
     const callView = call ? this._views.get(call.key) : undefined;
-    if (!callView) {
-      return end;
+    const end = this.widgets.length - 1;
+    if (callView) {
+      callView.widget.addClass('jp-AgentPanel-toolWithRequest');
+      const parent = callView.widget.parent as Panel;
+      parent.insertWidget(parent.widgets.indexOf(callView.widget) + 1, widget);
+      this._group = null;
+    } else if (item.kind === 'tool') {
+      if (!this._group) {
+        this._group = new ToolGroup(this._context.trans);
+        this.insertWidget(end, this._group);
+      }
+      this._group.calls.addWidget(widget);
+      this._groups.set(item.key, this._group);
+      this._group.refresh();
+    } else {
+      this._group = null;
+      this.insertWidget(end, widget);
     }
-    callView.widget.addClass('jp-AgentPanel-toolWithRequest');
-    return this.widgets.indexOf(callView.widget) + 1;
   }
 
   private _createView(
@@ -171,7 +186,8 @@ export class TurnView extends Panel {
         return new ReasoningView(context);
       case 'tool':
         return new ToolView(context, {
-          afterReview: this._entry.request?.kind === 'resume'
+          afterReview: this._entry.request?.kind === 'resume',
+          onStatusChange: () => this._groups.get(item.key)?.refresh()
         });
       case 'extraction':
         return createExtractionView(context, address, item);
@@ -214,6 +230,10 @@ export class TurnView extends Panel {
   private readonly _activity: TurnActivityView;
   private readonly _footer: TurnFooter;
   private readonly _views = new Map<number, IItemView>();
+  /** The group each tool call's card is in, by item key. */
+  private readonly _groups = new Map<number, ToolGroup>();
+  /** The group a tool call made next joins, until something else is said. */
+  private _group: ToolGroup | null = null;
   private _lastView: IItemView | null = null;
   private _latest = true;
 }
