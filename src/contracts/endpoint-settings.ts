@@ -4,7 +4,7 @@
  * reported with its field.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { isObject } from '../wire/json';
+import { isObject, type JsonObject } from '../wire/json';
 import type { HistoryMode } from '../wire/turn';
 import type { FieldReader } from './settings-fields';
 
@@ -37,6 +37,26 @@ export const DEFAULT_ENDPOINT: IEndpointSettings = {
   idleTimeoutSeconds: 600,
   history: 'full'
 };
+
+/**
+ * The endpoints every user is offered, whatever their settings hold: a user
+ * endpoint of the same name replaces one, a disabled one hides it.
+ */
+export const BUILT_IN_ENDPOINTS: readonly IEndpointSettings[] = [
+  DEFAULT_ENDPOINT,
+  {
+    ...DEFAULT_ENDPOINT,
+    name: 'Notebook kernel',
+    transport: 'comm',
+    url: ''
+  },
+  {
+    // The server's built-in keyless demo of the notebook tools.
+    ...DEFAULT_ENDPOINT,
+    name: 'Notebook demo (server)',
+    url: 'agent-panel/agents/notebook-demo/'
+  }
+];
 
 const TRANSPORTS: readonly TransportKind[] = ['http', 'comm', 'agui'];
 const HISTORY_MODES: readonly HistoryMode[] = ['full', 'latest'];
@@ -77,6 +97,15 @@ export function sameEndpoint(
 }
 
 /**
+ * One entry of the user's `endpoints`: the endpoint it names, or null for a
+ * disabled one (which offers nothing, and so hides a built-in of its name).
+ */
+export interface IEndpointEntry {
+  name: string;
+  endpoint: IEndpointSettings | null;
+}
+
+/**
  * One entry of `endpoints`, or null when it is left out (the reason is among
  * the problems).
  */
@@ -84,7 +113,7 @@ export function parseEndpoint(
   entry: unknown,
   field: string,
   read: FieldReader
-): IEndpointSettings | null {
+): IEndpointEntry | null {
   const { problems, trans } = read;
   if (!isObject(entry)) {
     problems.push({ field, message: trans.__('must be an object; left out') });
@@ -98,6 +127,21 @@ export function parseEndpoint(
     });
     return null;
   }
+  if (read.boolean(entry.disabled, `${field}.disabled`, false)) {
+    return { name, endpoint: null };
+  }
+  const endpoint = readEndpoint(entry, name, field, read);
+  return endpoint && { name, endpoint };
+}
+
+/** The fields of an enabled endpoint, or null when it cannot be used. */
+function readEndpoint(
+  entry: JsonObject,
+  name: string,
+  field: string,
+  read: FieldReader
+): IEndpointSettings | null {
+  const { problems, trans } = read;
   const transport = entry.transport ?? DEFAULT_ENDPOINT.transport;
   if (!TRANSPORTS.includes(transport as TransportKind)) {
     problems.push({

@@ -18,6 +18,7 @@ import {
 } from '../wire/context';
 import { isObject } from '../wire/json';
 import {
+  BUILT_IN_ENDPOINTS,
   DEFAULT_ENDPOINT,
   type IEndpointSettings,
   parseEndpoint
@@ -25,6 +26,7 @@ import {
 import { FieldReader, type ISettingsProblem } from './settings-fields';
 
 export {
+  BUILT_IN_ENDPOINTS,
   DEFAULT_ENDPOINT,
   type IEndpointSettings,
   sameEndpoint,
@@ -33,6 +35,10 @@ export {
 export type { ISettingsProblem } from './settings-fields';
 
 export interface IPanelSettings {
+  /**
+   * The endpoints the panel offers: the user's own, in their order, then the
+   * built-in ones they did not replace or disable.
+   */
   endpoints: IEndpointSettings[];
   defaultEndpoint: string;
   maxToolResultChars: number;
@@ -48,21 +54,7 @@ export interface IPanelSettings {
 }
 
 export const DEFAULT_SETTINGS: IPanelSettings = {
-  endpoints: [
-    DEFAULT_ENDPOINT,
-    {
-      ...DEFAULT_ENDPOINT,
-      name: 'Notebook kernel',
-      transport: 'comm',
-      url: ''
-    },
-    {
-      // The server's built-in keyless demo of the notebook tools.
-      ...DEFAULT_ENDPOINT,
-      name: 'Notebook demo (server)',
-      url: 'agent-panel/agents/notebook-demo/'
-    }
-  ],
+  endpoints: [...BUILT_IN_ENDPOINTS],
   defaultEndpoint: DEFAULT_ENDPOINT.name,
   maxToolResultChars: 2000,
   insertPosition: 'below-active',
@@ -103,41 +95,7 @@ export function parseSettings(
       )
     });
   }
-  let rawEndpoints: unknown[] = DEFAULT_SETTINGS.endpoints;
-  if (Array.isArray(raw.endpoints)) {
-    rawEndpoints = raw.endpoints;
-  } else if (raw.endpoints !== undefined) {
-    problems.push({
-      field: 'endpoints',
-      message: trans.__('must be a list of endpoints; using the built-in ones')
-    });
-  }
-  const endpoints: IEndpointSettings[] = [];
-  rawEndpoints.forEach((entry, index) => {
-    const field = `endpoints[${index}]`;
-    const endpoint = parseEndpoint(entry, field, read);
-    if (!endpoint) {
-      return;
-    }
-    if (endpoints.some(e => e.name === endpoint.name)) {
-      problems.push({
-        field: `${field}.name`,
-        message: trans.__(
-          'the name "%1" is used by another endpoint; this one is left out',
-          endpoint.name
-        )
-      });
-      return;
-    }
-    endpoints.push(endpoint);
-  });
-  if (endpoints.length === 0) {
-    problems.push({
-      field: 'endpoints',
-      message: trans.__('no usable endpoint; using the built-in agent')
-    });
-    endpoints.push(DEFAULT_ENDPOINT);
-  }
+  const endpoints = readEndpoints(raw.endpoints, read);
   let defaultEndpoint = read.string(
     raw.defaultEndpoint,
     'defaultEndpoint',
@@ -186,6 +144,55 @@ export function parseSettings(
     },
     problems
   };
+}
+
+/**
+ * The endpoints the panel offers (`IPanelSettings.endpoints`) from the user's
+ * list: a user endpoint with a built-in's name replaces it, so the built-in
+ * ones never need copying into the settings.
+ */
+function readEndpoints(raw: unknown, read: FieldReader): IEndpointSettings[] {
+  const { problems, trans } = read;
+  let entries: unknown[] = [];
+  if (Array.isArray(raw)) {
+    entries = raw;
+  } else if (raw !== undefined) {
+    problems.push({
+      field: 'endpoints',
+      message: trans.__('must be a list of endpoints; using the built-in ones')
+    });
+  }
+  const byName = new Map<string, IEndpointSettings | null>();
+  entries.forEach((entry, index) => {
+    const field = `endpoints[${index}]`;
+    const parsed = parseEndpoint(entry, field, read);
+    if (!parsed) {
+      return;
+    }
+    if (byName.has(parsed.name)) {
+      problems.push({
+        field: `${field}.name`,
+        message: trans.__(
+          'the name "%1" is used by another endpoint; this one is left out',
+          parsed.name
+        )
+      });
+      return;
+    }
+    byName.set(parsed.name, parsed.endpoint);
+  });
+  const endpoints = [
+    ...byName.values(),
+    ...BUILT_IN_ENDPOINTS.filter(builtIn => !byName.has(builtIn.name))
+  ].filter(endpoint => endpoint !== null);
+  if (endpoints.length === 0) {
+    problems.push({
+      field: 'endpoints',
+      message: trans.__('no usable endpoint; using the built-in agent')
+    });
+    endpoints.push(DEFAULT_ENDPOINT);
+  }
+  return endpoints;
 }
 
 /** One problem per line, for a notification or a log. */
