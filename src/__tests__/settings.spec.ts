@@ -1,9 +1,3 @@
-import * as fs from 'fs';
-import * as path from 'path';
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
 import {
   BUILT_IN_ENDPOINTS,
   DEFAULT_ENDPOINT,
@@ -12,13 +6,7 @@ import {
   parseSettings,
   sameEndpoint
 } from '../contracts/settings';
-
-const SCHEMA = JSON.parse(
-  fs.readFileSync(
-    path.join(__dirname, '..', '..', 'schema', 'plugin.json'),
-    'utf8'
-  )
-);
+import { marked, SCHEMA } from './settings-fakes';
 
 /** One endpoint entry in a composite, with the rest defaulted. */
 function withEndpoint(entry: Record<string, unknown>) {
@@ -431,141 +419,6 @@ describe('parseSettings', () => {
   );
 });
 
-/** What the Settings Editor's form wrote when one field changed while the built-in endpoints were the schema's default list. */
-const OLD_FORM_WRITE = JSON.parse(
-  fs.readFileSync(
-    path.join(
-      __dirname,
-      '..',
-      '..',
-      'fixtures',
-      'settings',
-      'old-form-write.jupyterlab-settings'
-    ),
-    'utf8'
-  )
-);
-
-describe('the built-in endpoints and yours', () => {
-  const research = {
-    name: 'Research',
-    transport: 'http',
-    url: 'agent-panel/agents/research/'
-  };
-
-  it('keeps the built-in endpoints out of the schema, so a change in the form cannot pin them', () => {
-    expect(SCHEMA.properties.endpoints.default).toEqual([]);
-    expect(BUILT_IN_ENDPOINTS.map(endpoint => endpoint.name)).toEqual([
-      'Built-in agent (server)',
-      'Notebook kernel',
-      'Notebook demo (server)'
-    ]);
-  });
-
-  it('offers yours first, then the built-in ones', () => {
-    const { settings, problems } = parseSettings({ endpoints: [research] });
-    expect(problems).toEqual([]);
-    expect(settings.endpoints).toEqual([
-      { ...DEFAULT_ENDPOINT, ...research },
-      ...BUILT_IN_ENDPOINTS
-    ]);
-  });
-
-  it('replaces a built-in endpoint by yours of the same name, in your place', () => {
-    const echo = {
-      name: 'Built-in agent (server)',
-      transport: 'http',
-      url: 'agent-panel/agents/echo/'
-    };
-    const { settings, problems } = parseSettings({
-      endpoints: [research, echo]
-    });
-    expect(problems).toEqual([]);
-    expect(settings.endpoints.map(e => [e.name, e.url])).toEqual([
-      ['Research', 'agent-panel/agents/research/'],
-      ['Built-in agent (server)', 'agent-panel/agents/echo/'],
-      ['Notebook kernel', ''],
-      ['Notebook demo (server)', 'agent-panel/agents/notebook-demo/']
-    ]);
-  });
-
-  it('leaves a disabled endpoint out, hiding a built-in of its name, without asking for its other fields', () => {
-    const { settings, problems } = parseSettings({
-      endpoints: [
-        { name: 'Notebook demo (server)', disabled: true },
-        { ...research, disabled: true },
-        { name: 'Kernel', transport: 'comm', disabled: false }
-      ],
-      defaultEndpoint: 'Kernel'
-    });
-    expect(problems).toEqual([]);
-    expect(settings.endpoints.map(e => e.name)).toEqual([
-      'Kernel',
-      'Built-in agent (server)',
-      'Notebook kernel'
-    ]);
-  });
-
-  it('reports a name used by a disabled endpoint before, and a disabled flag that is not true or false', () => {
-    const { settings, problems } = parseSettings({
-      endpoints: [
-        { name: 'Notebook kernel', disabled: true },
-        { name: 'Notebook kernel', transport: 'comm' },
-        { ...research, disabled: 'yes' }
-      ]
-    });
-    expect(settings.endpoints.map(e => e.name)).toEqual([
-      'Research',
-      'Built-in agent (server)',
-      'Notebook demo (server)'
-    ]);
-    expect(problems).toEqual([
-      {
-        field: 'endpoints[1].name',
-        message:
-          'the name "Notebook kernel" is used by another endpoint; this one is left out'
-      },
-      {
-        field: 'endpoints[2].disabled',
-        message: '"yes" is not true or false; using false'
-      }
-    ]);
-  });
-
-  it('falls back to the built-in agent when every endpoint is disabled', () => {
-    const { settings, problems } = parseSettings({
-      endpoints: BUILT_IN_ENDPOINTS.map(({ name }) => ({
-        name,
-        disabled: true
-      }))
-    });
-    expect(settings.endpoints).toEqual([DEFAULT_ENDPOINT]);
-    expect(settings.defaultEndpoint).toBe(DEFAULT_ENDPOINT.name);
-    expect(problems).toEqual([
-      {
-        field: 'endpoints',
-        message: 'no usable endpoint; using the built-in agent'
-      }
-    ]);
-  });
-
-  it('reads an old copy of the default list as the built-in endpoints, and keeps an endpoint added to it', () => {
-    expect(parseSettings(OLD_FORM_WRITE)).toEqual({
-      settings: { ...DEFAULT_SETTINGS, maxToolResultChars: 3000 },
-      problems: []
-    });
-    const { settings, problems } = parseSettings({
-      ...OLD_FORM_WRITE,
-      endpoints: [...OLD_FORM_WRITE.endpoints, research]
-    });
-    expect(problems).toEqual([]);
-    expect(settings.endpoints.map(e => e.name)).toEqual([
-      ...BUILT_IN_ENDPOINTS.map(e => e.name),
-      'Research'
-    ]);
-  });
-});
-
 describe('describeProblems', () => {
   it('names each field, one per line', () => {
     expect(
@@ -578,14 +431,6 @@ describe('describeProblems', () => {
 });
 
 describe('translated problems', () => {
-  // A language whose every message is marked, to see what goes through it.
-  const trans = nullTranslator.load('jupyterlab_agent_panel');
-  const marked: TranslationBundle = {
-    ...trans,
-    // eslint-disable-next-line jupyter/no-dynamic-translation -- it wraps what it is given
-    __: (text: string, ...args: any[]) => `«${trans.__(text, ...args)}»`
-  };
-
   it('words every problem, down to the context setting, in the given language', () => {
     const { problems } = parseSettings(
       {
@@ -604,22 +449,6 @@ describe('translated problems', () => {
     expect(describeProblems(problems.slice(1, 2), marked)).toBe(
       '«endpoints[1]: «must be an object; left out»»'
     );
-  });
-
-  it('words the fallback when no endpoint is usable', () => {
-    const { problems } = parseSettings(
-      {
-        endpoints: [
-          { name: 'Only', transport: 'http' },
-          ...BUILT_IN_ENDPOINTS.map(({ name }) => ({ name, disabled: true }))
-        ]
-      },
-      marked
-    );
-    expect(problems.map(problem => problem.message)).toEqual([
-      '«a URL is required for this transport; this endpoint is left out»',
-      '«no usable endpoint; using the built-in agent»'
-    ]);
   });
 });
 
