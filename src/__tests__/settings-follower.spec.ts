@@ -1,3 +1,4 @@
+import { Notification } from '@jupyterlab/apputils';
 import { nullTranslator } from '@jupyterlab/translation';
 import {
   BUILT_IN_ENDPOINTS,
@@ -194,5 +195,96 @@ describe('SettingsFollower: what the form writes', () => {
     expect(applied).toEqual([DEFAULT_SETTINGS]);
     expect(route.user.maxToolResultChars).toBe(3000);
     expect(route.saved).toHaveLength(1);
+  });
+});
+
+describe('SettingsFollower: the notification of problems', () => {
+  /** The messages of the notifications shown now. */
+  function notices(): string[] {
+    return Notification.manager.notifications.map(n => n.message);
+  }
+  const noDefault = (name: string) =>
+    `Agent Panel settings: defaultEndpoint: no endpoint is named "${name}"; using "Built-in agent (server)"`;
+
+  beforeEach(() => {
+    Notification.dismiss();
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    Notification.dismiss();
+    jest.restoreAllMocks();
+  });
+
+  it('shows a problem once, and goes away as soon as the value is fixed', async () => {
+    const route = new SettingsRoute('{"defaultEndpoint": "Nope"}');
+    const { registry } = await follow(route);
+    expect(notices()).toEqual([noDefault('Nope')]);
+    expect(Notification.manager.notifications[0]).toMatchObject({
+      type: 'warning',
+      options: { autoClose: false }
+    });
+    const editor = await registry.load(PLUGIN_ID);
+
+    // The same settings announced again: still one notification.
+    await registry.load(PLUGIN_ID, true);
+    await settle();
+    expect(notices()).toEqual([noDefault('Nope')]);
+
+    await editor.set('defaultEndpoint', 'Notebook kernel');
+    await settle();
+    expect(notices()).toEqual([]);
+  });
+
+  it('replaces the notification by one of the problems left when one is fixed', async () => {
+    const cookie = {
+      name: 'Team',
+      url: 'https://agents.example.org/',
+      headers: { Cookie: 'a=b' }
+    };
+    const route = new SettingsRoute(
+      JSON.stringify({ endpoints: [cookie], defaultEndpoint: 'Nope' })
+    );
+    const { registry } = await follow(route);
+    const notSent =
+      'endpoints[0].headers.Cookie: browsers do not let a page set "Cookie"; not sent';
+    expect(notices()).toEqual([
+      `Agent Panel settings: ${notSent}\ndefaultEndpoint: no endpoint is named "Nope"; using "Team"`
+    ]);
+    const editor = await registry.load(PLUGIN_ID);
+
+    await editor.set('defaultEndpoint', 'Team');
+    await settle();
+    expect(notices()).toEqual([`Agent Panel settings: ${notSent}`]);
+
+    await editor.set('endpoints', [{ ...cookie, headers: {} }]);
+    await settle();
+    expect(notices()).toEqual([]);
+  });
+
+  it('offers the Settings Editor from the notification', async () => {
+    const route = new SettingsRoute('{"defaultEndpoint": "Nope"}');
+    const registry = settingRegistry(route);
+    const openSettings = jest.fn();
+    const follower = new SettingsFollower({
+      registry,
+      pluginId: PLUGIN_ID,
+      apply: () => undefined,
+      openSettings,
+      trans
+    });
+    followers.push(follower);
+    await follower.start(Promise.resolve());
+    const [action] = Notification.manager.notifications[0].options.actions!;
+    expect(action.label).toBe('Open Settings');
+    action.callback(new MouseEvent('click'));
+    expect(openSettings).toHaveBeenCalledTimes(1);
+  });
+
+  it('takes its notification away when disposed', async () => {
+    const route = new SettingsRoute('{"defaultEndpoint": "Nope"}');
+    const { follower } = await follow(route);
+    expect(notices()).toHaveLength(1);
+    follower.dispose();
+    expect(notices()).toEqual([]);
   });
 });

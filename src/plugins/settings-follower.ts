@@ -1,7 +1,8 @@
 /**
  * The panel's settings in JupyterLab's setting registry, followed: each change
- * is read (`parseSettings`), applied and its problems reported, and what the
- * Settings Editor's form wrote is cut down to what the user changed.
+ * is read (`parseSettings`) and applied, its problems are reported until
+ * they are fixed, and what the Settings Editor's form wrote is cut down to
+ * what the user changed.
  */
 import { Notification } from '@jupyterlab/apputils';
 import type { ISettingRegistry } from '@jupyterlab/settingregistry';
@@ -46,6 +47,7 @@ export class SettingsFollower implements IDisposable {
     }
     this._isDisposed = true;
     this._settings?.changed.disconnect(this._read, this);
+    this._dismissNotice();
   }
 
   private _read(settings: ISettingRegistry.ISettings): void {
@@ -63,17 +65,37 @@ export class SettingsFollower implements IDisposable {
     this._keepOnlyChanges(settings);
   }
 
-  /** Once per change: the registry may announce one save twice. */
+  /**
+   * One notification of the problems: shown once per change (the registry
+   * may announce one save twice), replaced when they change, and dismissed
+   * once the settings have none.
+   */
   private _report(text: string): void {
-    if (text && text !== this._reported) {
-      const { openSettings, trans } = this._options;
-      console.warn(`Agent Panel settings:\n${text}`);
-      Notification.warning(trans.__('Agent Panel settings: %1', text), {
-        autoClose: false,
-        actions: [{ label: trans.__('Open Settings'), callback: openSettings }]
-      });
+    if (text === this._reported) {
+      return;
     }
     this._reported = text;
+    this._dismissNotice();
+    if (text) {
+      const { openSettings, trans } = this._options;
+      console.warn(`Agent Panel settings:\n${text}`);
+      this._notice = Notification.warning(
+        trans.__('Agent Panel settings: %1', text),
+        {
+          autoClose: false,
+          actions: [
+            { label: trans.__('Open Settings'), callback: openSettings }
+          ]
+        }
+      );
+    }
+  }
+
+  private _dismissNotice(): void {
+    if (this._notice !== null) {
+      Notification.dismiss(this._notice);
+      this._notice = null;
+    }
   }
 
   /**
@@ -98,6 +120,8 @@ export class SettingsFollower implements IDisposable {
   private _settings: ISettingRegistry.ISettings | null = null;
   private _applied: IPanelSettings | null = null;
   private _reported = '';
+  /** The id of the notification of the problems shown, if any. */
+  private _notice: string | null = null;
 }
 
 export namespace SettingsFollower {
