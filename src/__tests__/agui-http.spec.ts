@@ -5,7 +5,7 @@
 import { AguiHttpTransport } from '../transport/agui-http';
 import type { FetchLike } from '../transport/types';
 import type { TurnRequest } from '../wire/turn';
-import { parseSettings } from '../contracts/settings';
+import { BUILT_IN_ENDPOINTS, parseSettings } from '../contracts/settings';
 import { fixtureSse, reducingSink } from './agui-harness';
 import { response, ScriptedBody } from './http-fakes';
 
@@ -351,7 +351,8 @@ describe('settings for AG-UI endpoints', () => {
       ]
     });
     expect(settings.endpoints.map(endpoint => endpoint.name)).toEqual([
-      'AG-UI socket'
+      'AG-UI socket',
+      ...BUILT_IN_ENDPOINTS.map(endpoint => endpoint.name)
     ]);
     expect(problems).toEqual([
       {

@@ -12,7 +12,11 @@ import { ConversationLibrary } from '../model/library/library';
 import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
 import { CommandIDs } from '../commands';
 import { ChatPanel } from '../panel/chat-panel';
-import { parseSettings, type IEndpointSettings } from '../contracts/settings';
+import {
+  BUILT_IN_ENDPOINTS,
+  parseSettings,
+  type IEndpointSettings
+} from '../contracts/settings';
 import type { IConnectionProbe } from '../transport/probe';
 import { FakeConversationStore, MemoryState } from './store-fakes';
 import {
@@ -59,6 +63,9 @@ function healthyProbe(): IConnectionProbe {
 }
 
 /** Disposed after each test. */
+/** The built-in endpoints, offered after the settings' own. */
+const BUILT_IN_NAMES = BUILT_IN_ENDPOINTS.map(endpoint => endpoint.name);
+
 const services: AgentPanelService[] = [];
 const models: ChatModel[] = [];
 
@@ -340,7 +347,8 @@ describe('the panel header', () => {
     expect([...picker.options].map(o => o.value)).toEqual([
       'Alpha',
       'Beta',
-      'Gamma'
+      'Gamma',
+      ...BUILT_IN_NAMES
     ]);
     expect(picker.value).toBe('Alpha');
     expect(picker.getAttribute('aria-label')).toBe('Agent endpoint');
@@ -355,7 +363,8 @@ describe('the panel header', () => {
       'Alpha',
       'Beta',
       'Gamma',
-      'Delta'
+      'Delta',
+      ...BUILT_IN_NAMES
     ]);
     panel.dispose();
   });

@@ -1,23 +1,12 @@
-import * as fs from 'fs';
-import * as path from 'path';
 import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
-import {
+  BUILT_IN_ENDPOINTS,
   DEFAULT_ENDPOINT,
   DEFAULT_SETTINGS,
   describeProblems,
   parseSettings,
   sameEndpoint
 } from '../contracts/settings';
-
-const SCHEMA = JSON.parse(
-  fs.readFileSync(
-    path.join(__dirname, '..', '..', 'schema', 'plugin.json'),
-    'utf8'
-  )
-);
+import { marked, SCHEMA } from './settings-fakes';
 
 /** One endpoint entry in a composite, with the rest defaulted. */
 function withEndpoint(entry: Record<string, unknown>) {
@@ -98,7 +87,8 @@ describe('parseSettings', () => {
           connectTimeoutSeconds: 5,
           idleTimeoutSeconds: 0,
           history: 'latest'
-        }
+        },
+        ...BUILT_IN_ENDPOINTS
       ],
       defaultEndpoint: 'Research',
       maxToolResultChars: 500,
@@ -123,7 +113,8 @@ describe('parseSettings', () => {
     });
     expect(settings.endpoints.map(endpoint => endpoint.history)).toEqual([
       'full',
-      'full'
+      'full',
+      ...BUILT_IN_ENDPOINTS.map(endpoint => endpoint.history)
     ]);
     expect(problems).toEqual([
       {
@@ -207,14 +198,8 @@ describe('parseSettings', () => {
     ]
   ])('drops %s, naming the field', (_, entry, field, message) => {
     const { settings, problems } = withEndpoint(entry as any);
-    expect(problems).toEqual([
-      { field, message },
-      {
-        field: 'endpoints',
-        message: 'no usable endpoint; using the built-in agent'
-      }
-    ]);
-    expect(settings.endpoints).toEqual([DEFAULT_ENDPOINT]);
+    expect(problems).toEqual([{ field, message }]);
+    expect(settings.endpoints).toEqual(BUILT_IN_ENDPOINTS);
     expect(settings.defaultEndpoint).toBe(DEFAULT_ENDPOINT.name);
   });
 
@@ -226,7 +211,10 @@ describe('parseSettings', () => {
       ],
       defaultEndpoint: 'A'
     });
-    expect(settings.endpoints.map(e => e.url)).toEqual(['a/']);
+    expect(settings.endpoints.map(e => e.url)).toEqual([
+      'a/',
+      ...BUILT_IN_ENDPOINTS.map(e => e.url)
+    ]);
     expect(problems).toEqual([
       {
         field: 'endpoints[1].name',
@@ -443,14 +431,6 @@ describe('describeProblems', () => {
 });
 
 describe('translated problems', () => {
-  // A language whose every message is marked, to see what goes through it.
-  const trans = nullTranslator.load('jupyterlab_agent_panel');
-  const marked: TranslationBundle = {
-    ...trans,
-    // eslint-disable-next-line jupyter/no-dynamic-translation -- it wraps what it is given
-    __: (text: string, ...args: any[]) => `«${trans.__(text, ...args)}»`
-  };
-
   it('words every problem, down to the context setting, in the given language', () => {
     const { problems } = parseSettings(
       {
@@ -463,7 +443,6 @@ describe('translated problems', () => {
     expect(problems.map(problem => problem.message)).toEqual([
       '«"ftp:" URLs are not supported; use «http: or https:»»',
       '«must be an object; left out»',
-      '«no usable endpoint; using the built-in agent»',
       '««"Shift" is not one of "Enter", "Ctrl+Enter"»; using "Enter"»',
       '«must be true or false (got "yes"); using true»'
     ]);

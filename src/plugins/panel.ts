@@ -3,7 +3,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette, Notification } from '@jupyterlab/apputils';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
@@ -20,8 +20,8 @@ import {
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel } from '../model/conversation/chat-model';
 import { AgentSidebar } from '../panel/agent-sidebar';
-import { describeProblems, parseSettings } from '../contracts/settings';
 import { addPanelCommands } from './panel-commands';
+import { SettingsFollower } from './settings-follower';
 /* eslint-enable jupyter/prefer-lazy-imports */
 import { errorMessage } from '../wire/json';
 import { IAgentPanel } from '../tokens';
@@ -97,57 +97,29 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
  */
 async function followSettings(
   app: JupyterFrontEnd,
-  settingRegistry: ISettingRegistry | null,
+  registry: ISettingRegistry | null,
   service: AgentPanelService,
   trans: TranslationBundle
 ): Promise<void> {
   try {
-    if (!settingRegistry) {
+    if (!registry) {
       await app.restored;
       return;
     }
-    const [, settings] = await Promise.all([
-      app.restored,
-      settingRegistry.load(PLUGIN_ID)
-    ]);
-    let reported = '';
-    const read = () => {
-      const { settings: parsed, problems } = parseSettings(
-        settings.composite,
-        trans
-      );
-      const text = describeProblems(problems, trans);
-      // Once per change: the registry may announce one save twice.
-      if (text && text !== reported) {
-        reportSettingsProblems(app, text, trans);
-      }
-      reported = text;
-      service.setSettings(parsed);
-    };
-    read();
-    settings.changed.connect(read);
+    // Lives as long as the application, like the settings it follows.
+    // eslint-disable-next-line jupyter/require-disposable-ownership
+    const follower = new SettingsFollower({
+      registry,
+      pluginId: PLUGIN_ID,
+      apply: settings => service.setSettings(settings),
+      openSettings: () =>
+        void app.commands.execute('settingeditor:open', {
+          query: 'Agent Panel'
+        }),
+      trans
+    });
+    await follower.start(app.restored);
   } catch (reason) {
     console.error('Agent Panel: could not load its settings.', reason);
   }
-}
-
-/** A lasting notification, with a way to the Settings Editor. */
-function reportSettingsProblems(
-  app: JupyterFrontEnd,
-  text: string,
-  trans: TranslationBundle
-): void {
-  console.warn(`Agent Panel settings:\n${text}`);
-  Notification.warning(trans.__('Agent Panel settings: %1', text), {
-    autoClose: false,
-    actions: [
-      {
-        label: trans.__('Open Settings'),
-        callback: () =>
-          void app.commands.execute('settingeditor:open', {
-            query: 'Agent Panel'
-          })
-      }
-    ]
-  });
 }

@@ -38,6 +38,13 @@ const [RECORDER_PORT, CLOSED_PORT] = JSON.parse(
   ]).toString()
 ) as number[];
 
+/** The endpoints the panel offers after the settings' own (contracts/endpoint-settings.ts). */
+const BUILT_IN_NAMES = [
+  'Built-in agent (server)',
+  'Notebook kernel',
+  'Notebook demo (server)'
+];
+
 const ENDPOINTS = [
   { name: 'Demo', transport: 'http', url: 'agent-panel/' },
   { name: 'Echo', transport: 'http', url: 'agent-panel/agents/echo/' },
@@ -158,7 +165,10 @@ test.describe('the Settings Editor', () => {
       )
     ).toBeVisible();
     // The valid part applies: the first "Echo" is used.
-    await expect(picker(panel).locator('option')).toHaveText(['Echo']);
+    await expect(picker(panel).locator('option')).toHaveText([
+      'Echo',
+      ...BUILT_IN_NAMES
+    ]);
     const chat = nextChat(page, 'agents/echo/');
     await send(panel, 'still echoing');
     await chat;
@@ -175,9 +185,10 @@ test.describe('the endpoint picker', () => {
   }) => {
     let panel = await openPanel(page);
     await expect(picker(panel)).toHaveValue('Demo');
-    await expect(picker(panel).locator('option')).toHaveText(
-      ENDPOINTS.map(endpoint => endpoint.name)
-    );
+    await expect(picker(panel).locator('option')).toHaveText([
+      ...ENDPOINTS.map(endpoint => endpoint.name),
+      ...BUILT_IN_NAMES
+    ]);
     await picker(panel).selectOption('Echo');
     await expect(panel.locator('.jp-AgentPanel-endpoint')).toHaveText(
       /\/agent-panel\/agents\/echo\/$/
