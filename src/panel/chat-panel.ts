@@ -35,6 +35,7 @@ import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
 import type { ReadFile } from './review/file-change-view';
 import { DemoAgentHint } from './transcript/demo-agent-hint';
+import { SuggestedPrompts } from './transcript/suggested-prompts';
 import { TranscriptView } from './transcript/transcript';
 import { WorkingIndicator } from './composer/working-indicator';
 import { ConversationListView } from './library/conversation-list';
@@ -243,7 +244,8 @@ export class ChatPanel extends SidePanel {
 
   /**
    * Build the views of one conversation: transcript, working, queue,
-   * notice, and the demo agent's hint while it is empty.
+   * notice, and while it is empty the demo agent's hint and the prompts
+   * its endpoint suggests.
    */
   private _bind(session: ConversationSession): void {
     const model = session.model;
@@ -260,6 +262,9 @@ export class ChatPanel extends SidePanel {
     this._noticeSlot.addWidget(
       new DemoAgentHint(model, this._service.modelChoice, trans)
     );
+    const prompts = new SuggestedPrompts(model, this._service.health, trans);
+    prompts.chosen.connect(this._onPrompt, this);
+    this._noticeSlot.addWidget(prompts);
     this._announcer = new TurnAnnouncer(model, trans);
     this._announcerSlot.addWidget(new Widget({ node: this._announcer.node }));
     model.statusChanged.connect(this._updateComposer, this);
@@ -333,11 +338,23 @@ export class ChatPanel extends SidePanel {
     );
   }
 
-  /**
-   * Send, or queue while the agent works. The context is captured now,
-   * as the chips show it, and goes with the message even when queued.
-   */
   private _onSend(_: Composer, text: string): void {
+    if (this._send(text)) {
+      this._composer.clear();
+    }
+  }
+
+  /** A suggested prompt goes as if typed and sent; what the box holds stays. */
+  private _onPrompt(_: SuggestedPrompts, text: string): void {
+    this._send(text);
+  }
+
+  /**
+   * Send, or queue while the agent works; false when the model refused.
+   * The context is captured now, as the chips show it, and goes with the
+   * message even when queued.
+   */
+  private _send(text: string): boolean {
     const context = this._service.composerContext;
     let sent = false;
     const done = this._run(() => {
@@ -345,13 +362,13 @@ export class ChatPanel extends SidePanel {
     });
     if (done) {
       context.reset();
-      this._composer.clear();
       // While following, the new turn scrolls into view at the next frame;
       // a jump now would force a layout in the middle of sending.
       if (sent && !this._transcript.scroller.following) {
         this._transcript.scroller.jumpToLatest();
       }
     }
+    return done;
   }
 
   private _onStop(): void {
