@@ -16,6 +16,11 @@ import type {
 } from '../model/agent-panel-service';
 import type { ConversationLibrary } from '../model/library/library';
 import type { ConversationSession } from '../model/library/session';
+import {
+  ConversationDraft,
+  MemoryDraftStore
+} from '../model/persistence/drafts';
+import type { IUnloadStore } from '../model/persistence/saver';
 import { errorMessage } from '../wire/json';
 import { agentOutputRendermime } from './common/agent-rendermime';
 import { formatTokens } from './common/format';
@@ -49,6 +54,11 @@ export interface IChatPanelOptions {
   commands: CommandRegistry;
   /** Reads a file a review's diff needs (docs/protocol.md §16.6); none: no diff. */
   readFile?: ReadFile;
+  /**
+   * Where the message box's unsent drafts are kept, per conversation (the
+   * plugin gives the tab's sessionStorage); none: while the page lives.
+   */
+  drafts?: IUnloadStore;
 }
 
 /**
@@ -65,12 +75,14 @@ export class ChatPanel extends SidePanel {
     rendermime,
     trans,
     commands,
-    readFile
+    readFile,
+    drafts
   }: IChatPanelOptions) {
     super({ content: new Panel() });
     this._service = service;
     this._library = library;
     this._bundle = trans;
+    this._drafts = drafts ?? new MemoryDraftStore();
     // Shown inside the sidebar's `AgentSidebar`, which has the id and the tab.
     this.addClass('jp-AgentPanel');
 
@@ -152,6 +164,7 @@ export class ChatPanel extends SidePanel {
     this._composer = new Composer(trans);
     this._composer.sendRequested.connect(this._onSend, this);
     this._composer.stopRequested.connect(this._onStop, this);
+    this._composer.draftChanged.connect(this._onDraft, this);
     this._mentions = new MentionInput(
       this._composer.node,
       this._composer.input,
@@ -270,6 +283,8 @@ export class ChatPanel extends SidePanel {
     model.statusChanged.connect(this._updateComposer, this);
     model.cleared.connect(this._updateComposer, this);
     this._bound = session;
+    this._draft = new ConversationDraft(session, this._drafts);
+    this._composer.setDraft(this._draft.read());
   }
 
   private _unbind(): void {
@@ -277,6 +292,8 @@ export class ChatPanel extends SidePanel {
     if (!session) {
       return;
     }
+    // What the box holds now, even what no input event reported (an @ mention completed).
+    this._draft.write(this._composer.input.value);
     this._bound = null;
     session.model.statusChanged.disconnect(this._updateComposer, this);
     session.model.cleared.disconnect(this._updateComposer, this);
@@ -341,12 +358,20 @@ export class ChatPanel extends SidePanel {
   private _onSend(_: Composer, text: string): void {
     if (this._send(text)) {
       this._composer.clear();
+      this._draft.write('');
     }
   }
 
   /** A suggested prompt goes as if typed and sent; what the box holds stays. */
   private _onPrompt(_: SuggestedPrompts, text: string): void {
-    this._send(text);
+    if (this._send(text)) {
+      // Kept as the conversation's own draft now that it has a message.
+      this._draft.write(this._composer.input.value);
+    }
+  }
+
+  private _onDraft(_: Composer, text: string): void {
+    this._draft.write(text);
   }
 
   /**
@@ -421,6 +446,9 @@ export class ChatPanel extends SidePanel {
     this._announcerSlot
   ];
   private _bound: ConversationSession | null = null;
+  private readonly _drafts: IUnloadStore;
+  /** The draft of the conversation shown. */
+  private _draft!: ConversationDraft;
   private _transcript!: TranscriptView;
   private _announcer!: TurnAnnouncer;
   private readonly _jump: Widget;
