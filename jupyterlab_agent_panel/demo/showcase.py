@@ -163,7 +163,7 @@ async def showcase(state: MessagesState) -> dict:
         reply, pace = _plan_step(len(results)), PLAN_SECONDS_PER_WORD
     elif flow == "attached":
         reply, pace = AIMessage(content=attached_answer(message)), 0.0
-    else:
+    else:  # "long", the only other request ``route`` sends here
         reply, pace = AIMessage(content=LONG_TEXT), LONG_ANSWER_SECONDS_PER_WORD
     return {"messages": [await _say(messages, reply, pace)]}
 
@@ -236,12 +236,9 @@ def _shortened(text: str) -> str:
     return text if len(text) <= QUOTE_LIMIT else text[:QUOTE_LIMIT] + " …"
 
 
-def _tools_or_end(state: MessagesState) -> str:
-    return "tools" if getattr(state["messages"][-1], "tool_calls", None) else END
-
-
-def _showcase_tools_or_end(state: MessagesState) -> str:
-    return "showcase_tools" if getattr(state["messages"][-1], "tool_calls", None) else END
+def _tools_when_called(tools: str):
+    """The edge after a node that may call tools: to ``tools`` when its message calls one, else the end."""
+    return lambda state: tools if getattr(state["messages"][-1], "tool_calls", None) else END
 
 
 def build_graph(name: str = tool_demo.DEFAULT_NAME):
@@ -254,9 +251,9 @@ def build_graph(name: str = tool_demo.DEFAULT_NAME):
     builder.add_node("showcase", showcase)
     builder.add_node("showcase_tools", ToolNode([write_todos]))
     builder.add_conditional_edges(START, route, ["agent", "showcase"])
-    builder.add_conditional_edges("agent", _tools_or_end, ["tools", END])
+    builder.add_conditional_edges("agent", _tools_when_called("tools"), ["tools", END])
     builder.add_edge("tools", "agent")
-    builder.add_conditional_edges("showcase", _showcase_tools_or_end, ["showcase_tools", END])
+    builder.add_conditional_edges("showcase", _tools_when_called("showcase_tools"), ["showcase_tools", END])
     builder.add_edge("showcase_tools", "showcase")
     return builder.compile(name=name)
 
