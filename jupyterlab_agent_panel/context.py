@@ -133,7 +133,7 @@ def attached_images(attachments: Any) -> tuple:
 def _attachment_lines(attachment: Mapping[str, str]) -> str:
     text = _capped(attachment["text"], ATTACHMENT_LIMIT)
     what = ATTACHMENT_KINDS[attachment["kind"]]
-    return f"User has attached {what} {attachment['source'].strip()}:\n{_fenced(text)}"
+    return f"User has attached {what} {attachment['source'].strip()}:\n{fenced(text)}"
 
 
 def _capped(text: str, limit: int) -> str:
@@ -141,8 +141,8 @@ def _capped(text: str, limit: int) -> str:
     return text if hidden <= 0 else text[:limit] + f"\n… (truncated, {hidden} more characters)"
 
 
-def _fenced(text: str) -> str:
-    # A fence longer than any backtick run inside keeps Markdown in the text intact.
+def fenced(text: str) -> str:
+    """``text`` as a Markdown code block, its fence longer than any backtick run inside it."""
     longest_run = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest_run + 1)
     return f"{fence}\n{text}\n{fence}"
@@ -165,4 +165,4 @@ def _selection_lines(selected: str, metadata: str) -> str:
         if match:
             place = " " + template.format(match.group(1))
             break
-    return f"User has selected the following text{place}:\n{_fenced(selected)}"
+    return f"User has selected the following text{place}:\n{fenced(selected)}"

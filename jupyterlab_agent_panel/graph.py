@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Optional
 
 DEFAULT_SPEC = "langstage_core.demo.tools:graph"
+# The built-in agent's keyless demo (docs/protocol.md §16): langstage-core's, and a turn for each part of the panel.
+SHOWCASE_SPEC = "jupyterlab_agent_panel.demo.showcase:graph"
 SPEC_ENV = "LANGSTAGE_AGENT_SPEC"
 INSTALL_HINT = 'pip install "langstage-core[agui,stub]"'
 
@@ -98,8 +100,8 @@ def load_agent(
     The agent is built once with ``build_agent`` so its checkpointer (thread
     memory, pending interrupts) survives between ``chat`` and ``resume``. A graph
     compiled without a checkpointer gets ``checkpointer`` (the server's durable
-    memory), else ``build_agent``'s in-memory one. With no extractors given, the
-    demo graph gets its own demo extractors.
+    memory), else ``build_agent``'s in-memory one. With no extractors given, a
+    keyless demo graph gets its own demo extractors.
     """
     from_spec = graph_or_spec is None or isinstance(graph_or_spec, str)
     label = resolve_spec(graph_or_spec) if from_spec else _describe(graph_or_spec)
@@ -123,10 +125,8 @@ def load_agent(
             status="agent_not_loaded",
             error=f"Could not load agent {label!r}: {type(exc).__name__}: {exc}",
         )
-    if extractors is None and label == DEFAULT_SPEC:
-        from langstage_core.demo.tools import demo_extractors
-
-        extractors = demo_extractors()
+    if extractors is None:
+        extractors = _demo_extractors(label)
     return LoadedAgent(
         spec=label,
         agent=agent,
@@ -182,6 +182,17 @@ def durable_config() -> dict:
     from langgraph._internal._constants import CONFIG_KEY_DURABILITY
 
     return {"configurable": {CONFIG_KEY_DURABILITY: "sync"}}
+
+
+def _demo_extractors(spec: str) -> Optional[list]:
+    """A keyless demo's own extractors (its tools' results as extractions), None for other graphs."""
+    if spec == DEFAULT_SPEC:
+        from langstage_core.demo.tools import demo_extractors
+    elif spec == SHOWCASE_SPEC:
+        from .demo.showcase import demo_extractors
+    else:
+        return None
+    return demo_extractors()
 
 
 def _as_list(extractors: Any) -> list:

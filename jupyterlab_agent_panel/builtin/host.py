@@ -5,7 +5,7 @@ import logging
 from typing import Mapping, Optional, Sequence
 
 from ..agent_host import AgentHost, ExtractorUnavailable
-from ..graph import DEFAULT_SPEC, LoadedAgent, load_agent, resolve_spec
+from ..graph import DEFAULT_SPEC, SHOWCASE_SPEC, LoadedAgent, load_agent, resolve_spec
 from ..memory import AgentMemory, MemoryUnavailable
 from ..nbtools import NOTEBOOK_TOOL_NAMES, notebook_tools
 from .agent import AGENT_NAME, DEEPAGENTS_TOOLS, build_notebook_agent
@@ -55,7 +55,7 @@ class BuiltinAgentHost(AgentHost):
         if self.graph_named():
             return super().label()
         default = self.catalog.default
-        return f"the built-in {AGENT_NAME.lower()} on {default.id}" if default else DEFAULT_SPEC
+        return f"the built-in {AGENT_NAME.lower()} on {default.id}" if default else SHOWCASE_SPEC
 
     async def model_offers(self) -> dict:
         return await super().model_offers() if self.graph_named() else await self.catalog.offers()
@@ -75,7 +75,7 @@ class BuiltinAgentHost(AgentHost):
             extractors = self._load_extractors()
         except (MemoryUnavailable, ExtractorUnavailable) as exc:
             return self._failed(str(exc))
-        demo = load_agent(DEFAULT_SPEC, extractors=extractors, base_dir=self._base_dir, checkpointer=demo_checkpointer)
+        demo = load_agent(SHOWCASE_SPEC, extractors=extractors, base_dir=self._base_dir, checkpointer=demo_checkpointer)
         if not demo.ready:
             return demo
         try:
@@ -83,6 +83,7 @@ class BuiltinAgentHost(AgentHost):
             from langstage_core.extractors import TodoExtractor
         except ImportError as exc:
             return self._failed(f"The built-in agent needs deepagents ({exc}): pip install deepagents")
+        from ..demo.showcase import PROMPTS
         taken = set(NOTEBOOK_TOOL_NAMES | DEEPAGENTS_TOOLS)
         self.worker.submit(self._mcp_sessions.close()).result()  # a load after a failed one starts afresh
         self._mcp_sessions = McpSessions()
@@ -90,6 +91,7 @@ class BuiltinAgentHost(AgentHost):
         models = BuiltinModels(
             self.catalog,
             demo,
+            demo_prompts=PROMPTS,
             build=build_notebook_agent,
             extractors=[TodoExtractor(), *(extractors or [])],
             mcp=mcp,

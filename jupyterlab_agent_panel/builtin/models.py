@@ -9,7 +9,7 @@ graph's state is another.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ..graph import LoadedAgent, TurnAgent
 from ..memory import AgentMemory, CheckpointerThreads
@@ -27,6 +27,7 @@ class BuiltinModels:
         catalog: ModelCatalog,
         demo: LoadedAgent,
         *,
+        demo_prompts: Sequence[str],
         build: Callable[..., Any],
         extractors: list,
         mcp: McpTools,
@@ -36,6 +37,7 @@ class BuiltinModels:
     ):
         self.catalog = catalog
         self._demo = demo
+        self._demo_prompts = list(demo_prompts)
         self._build = build
         self._extractors = extractors
         self._mcp = mcp
@@ -70,6 +72,8 @@ class BuiltinModels:
         body.update(model_choice=True, model=default.id if default else None)
         if default is None:
             body["message"] = "Keyless demo agent ready: no model is configured (AgentPanel.model)"
+            # What the demo answers best, offered in an empty conversation (docs/protocol.md §6.1).
+            body["prompts"] = self._demo_prompts
         else:
             try:
                 self.catalog.check(default)

@@ -22,10 +22,11 @@ async def test_health_reports_the_demo_agent(jp_fetch):
         "agent_loaded": True,
         "ready": True,
         "message": "Keyless demo agent ready: no model is configured (AgentPanel.model)",
-        "spec": "langstage_core.demo.tools:graph",
+        "spec": "jupyterlab_agent_panel.demo.showcase:graph",
         "agent_name": "Tool Demo Agent",
         "model_choice": True,
         "model": None,
+        "prompts": ["Write a long answer", "What did I attach?", "Quiz me", "Make a plan", "Think about it"],
     }
 
 

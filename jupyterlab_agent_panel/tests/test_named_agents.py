@@ -18,6 +18,8 @@ BROKEN_MESSAGE = (
     "ModuleNotFoundError: No module named 'no_such_module_for_agent_panel'"
 )
 DEMO_SPEC = "langstage_core.demo.tools:graph"
+# The built-in agent's keyless demo (docs/protocol.md §16).
+SHOWCASE_SPEC = "jupyterlab_agent_panel.demo.showcase:graph"
 ANSWER_ONLY = f"{GRAPHS / 'extractors.py'}:AnswerOnlyExtractor"
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
 NOTEBOOK_DEMO_SPEC = "jupyterlab_agent_panel.demo.notebook_agent:graph"
@@ -81,7 +83,7 @@ class TestNamedAgents:
                 {
                     "name": "default",
                     "url": "agent-panel/",
-                    "spec": DEMO_SPEC,
+                    "spec": SHOWCASE_SPEC,
                     "ready": True,
                     "status": "healthy",
                     # The built-in agent with no model configured (docs/protocol.md §16).

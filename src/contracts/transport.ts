@@ -22,6 +22,12 @@ export interface IHealthReport {
   modelChoice?: boolean;
   /** Its default model then (null: the keyless demo). */
   defaultModel?: string | null;
+  /**
+   * What the agent suggests asking it first, when it says
+   * (docs/protocol.md §6.1): at most 5 short, non-blank strings; absent
+   * when it suggests none.
+   */
+  prompts?: readonly string[];
 }
 
 /** A run on a followed thread that this panel did not start. */

@@ -16,6 +16,11 @@ import type {
 } from '../model/agent-panel-service';
 import type { ConversationLibrary } from '../model/library/library';
 import type { ConversationSession } from '../model/library/session';
+import {
+  ConversationDraft,
+  MemoryDraftStore
+} from '../model/persistence/drafts';
+import type { IUnloadStore } from '../model/persistence/saver';
 import { errorMessage } from '../wire/json';
 import { agentOutputRendermime } from './common/agent-rendermime';
 import { formatTokens } from './common/format';
@@ -36,6 +41,7 @@ import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
 import type { ReadFile } from './review/file-change-view';
 import { DemoAgentHint } from './transcript/demo-agent-hint';
+import { SuggestedPrompts } from './transcript/suggested-prompts';
 import { TranscriptView } from './transcript/transcript';
 import { WorkingIndicator } from './composer/working-indicator';
 import { ConversationListView } from './library/conversation-list';
@@ -49,6 +55,11 @@ export interface IChatPanelOptions {
   commands: CommandRegistry;
   /** Reads a file a review's diff needs (docs/protocol.md §16.6); none: no diff. */
   readFile?: ReadFile;
+  /**
+   * Where the message box's unsent drafts are kept, per conversation (the
+   * plugin gives the tab's sessionStorage); none: while the page lives.
+   */
+  drafts?: IUnloadStore;
 }
 
 /**
@@ -65,12 +76,14 @@ export class ChatPanel extends SidePanel {
     rendermime,
     trans,
     commands,
-    readFile
+    readFile,
+    drafts
   }: IChatPanelOptions) {
     super({ content: new Panel() });
     this._service = service;
     this._library = library;
     this._bundle = trans;
+    this._drafts = drafts ?? new MemoryDraftStore();
     // Shown inside the sidebar's `AgentSidebar`, which has the id and the tab.
     this.addClass('jp-AgentPanel');
 
@@ -155,6 +168,7 @@ export class ChatPanel extends SidePanel {
     this._composer.setAccessory(new ModelPicker(service.modelChoice, trans));
     this._composer.sendRequested.connect(this._onSend, this);
     this._composer.stopRequested.connect(this._onStop, this);
+    this._composer.draftChanged.connect(this._onDraft, this);
     this._mentions = new MentionInput(
       this._composer.node,
       this._composer.input,
@@ -247,7 +261,8 @@ export class ChatPanel extends SidePanel {
 
   /**
    * Build the views of one conversation: transcript, working, queue,
-   * notice, and the demo agent's hint while it is empty.
+   * notice, and while it is empty the demo agent's hint and the prompts
+   * its endpoint suggests.
    */
   private _bind(session: ConversationSession): void {
     const model = session.model;
@@ -264,11 +279,16 @@ export class ChatPanel extends SidePanel {
     this._noticeSlot.addWidget(
       new DemoAgentHint(model, this._service.modelChoice, trans)
     );
+    const prompts = new SuggestedPrompts(model, this._service.health, trans);
+    prompts.chosen.connect(this._onPrompt, this);
+    this._noticeSlot.addWidget(prompts);
     this._announcer = new TurnAnnouncer(model, trans);
     this._announcerSlot.addWidget(new Widget({ node: this._announcer.node }));
     model.statusChanged.connect(this._updateComposer, this);
     model.cleared.connect(this._updateComposer, this);
     this._bound = session;
+    this._draft = new ConversationDraft(session, this._drafts);
+    this._composer.setDraft(this._draft.read());
   }
 
   private _unbind(): void {
@@ -276,6 +296,8 @@ export class ChatPanel extends SidePanel {
     if (!session) {
       return;
     }
+    // What the box holds now, even what no input event reported (an @ mention completed).
+    this._draft.write(this._composer.input.value);
     this._bound = null;
     session.model.statusChanged.disconnect(this._updateComposer, this);
     session.model.cleared.disconnect(this._updateComposer, this);
@@ -339,11 +361,31 @@ export class ChatPanel extends SidePanel {
     this._chips.setHidden(reviewing);
   }
 
-  /**
-   * Send, or queue while the agent works. The context is captured now,
-   * as the chips show it, and goes with the message even when queued.
-   */
   private _onSend(_: Composer, text: string): void {
+    if (this._send(text)) {
+      this._composer.clear();
+      this._draft.write('');
+    }
+  }
+
+  /** A suggested prompt goes as if typed and sent; what the box holds stays. */
+  private _onPrompt(_: SuggestedPrompts, text: string): void {
+    if (this._send(text)) {
+      // Kept as the conversation's own draft now that it has a message.
+      this._draft.write(this._composer.input.value);
+    }
+  }
+
+  private _onDraft(_: Composer, text: string): void {
+    this._draft.write(text);
+  }
+
+  /**
+   * Send, or queue while the agent works; false when the model refused.
+   * The context is captured now, as the chips show it, and goes with the
+   * message even when queued.
+   */
+  private _send(text: string): boolean {
     const context = this._service.composerContext;
     let sent = false;
     const done = this._run(() => {
@@ -351,13 +393,13 @@ export class ChatPanel extends SidePanel {
     });
     if (done) {
       context.reset();
-      this._composer.clear();
       // While following, the new turn scrolls into view at the next frame;
       // a jump now would force a layout in the middle of sending.
       if (sent && !this._transcript.scroller.following) {
         this._transcript.scroller.jumpToLatest();
       }
     }
+    return done;
   }
 
   private _onStop(): void {
@@ -412,6 +454,9 @@ export class ChatPanel extends SidePanel {
     this._announcerSlot
   ];
   private _bound: ConversationSession | null = null;
+  private readonly _drafts: IUnloadStore;
+  /** The draft of the conversation shown. */
+  private _draft!: ConversationDraft;
   private _transcript!: TranscriptView;
   private _announcer!: TurnAnnouncer;
   private readonly _jump: Widget;

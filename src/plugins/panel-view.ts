@@ -10,6 +10,7 @@ import type { IStateDB } from '@jupyterlab/statedb';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { AgentPanelService } from '../model/agent-panel-service';
 import { ConversationLibrary } from '../model/library/library';
+import { sessionStorageOrNull } from '../model/persistence/saver';
 import { ChatPanel } from '../panel/chat-panel';
 import {
   agentOutputRendermime,
@@ -59,7 +60,9 @@ export async function buildPanel(
     rendermime,
     trans,
     commands: app.commands,
-    readFile: path => files.text(path)
+    readFile: path => files.text(path),
+    // A reload of the tab finds what was typed and not sent.
+    drafts: sessionStorageOrNull() ?? undefined
   });
   panel.disposed.connect(() => library.dispose());
   show(panel);

@@ -90,7 +90,7 @@ export async function fetchHealth(
 
 /**
  * chunk-wire `GET health`: `{"ready", "message"?, "agent_name"?,
- * "model_choice"?, "model"?, …}` (docs/protocol.md §6.1, §16.3).
+ * "model_choice"?, "model"?, "prompts"?, …}` (docs/protocol.md §6.1, §16.3).
  */
 export interface IChunkWireHealth {
   /** `ready` when it is a boolean: else this is no chunk-wire health. */
@@ -101,6 +101,8 @@ export interface IChunkWireHealth {
   modelChoice: boolean;
   /** `model`, the default model, when it is a model id. */
   defaultModel: string | null;
+  /** `prompts`, what the agent suggests asking it first (`readPrompts`). */
+  prompts: string[];
 }
 
 /** The health answer of a chunk-wire API; null when the body is not JSON. */
@@ -109,14 +111,40 @@ export function readChunkWireHealth(body: string): IChunkWireHealth | null {
   if (!fields) {
     return null;
   }
-  const { ready, message, agent_name, model_choice, model } = fields;
+  const { ready, message, agent_name, model_choice, model, prompts } = fields;
   return {
     ready: typeof ready === 'boolean' ? ready : null,
     message: typeof message === 'string' ? message : null,
     agentName: typeof agent_name === 'string' ? agent_name : null,
     modelChoice: model_choice === true,
-    defaultModel: isModelId(model) ? model : null
+    defaultModel: isModelId(model) ? model : null,
+    prompts: readPrompts(prompts)
   };
+}
+
+/** The most prompts an endpoint may suggest (docs/protocol.md §6.1). */
+export const MAX_PROMPTS = 5;
+/** The longest prompt, in characters: a button's label, not a document. */
+export const MAX_PROMPT_LENGTH = 200;
+
+/**
+ * The prompts an endpoint suggests: its strings, trimmed, that are not blank,
+ * not longer than `MAX_PROMPT_LENGTH` and not said before, the first
+ * `MAX_PROMPTS` of them. Anything else is left out: a bad suggestion must not
+ * cost the health answer.
+ */
+export function readPrompts(value: unknown): string[] {
+  const prompts: string[] = [];
+  for (const item of Array.isArray(value) ? value : []) {
+    const text = typeof item === 'string' ? item.trim() : '';
+    if (text && text.length <= MAX_PROMPT_LENGTH && !prompts.includes(text)) {
+      prompts.push(text);
+      if (prompts.length === MAX_PROMPTS) {
+        break;
+      }
+    }
+  }
+  return prompts;
 }
 
 /** langstage-agui's `GET <endpoint>`: `{"status": "ok", "agent": {"name"}}`. */

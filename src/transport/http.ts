@@ -130,7 +130,8 @@ export class ChunkWireHttpTransport implements IAgentTransport {
       agentName: health.agentName,
       ...(health.modelChoice
         ? { modelChoice: true, defaultModel: health.defaultModel }
-        : {})
+        : {}),
+      ...(health.prompts.length > 0 ? { prompts: health.prompts } : {})
     };
   }
 

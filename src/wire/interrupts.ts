@@ -192,6 +192,21 @@ function readActionRequest(
   };
 }
 
+/**
+ * The question a row asks when an answer is all it takes (its only verb is
+ * `respond`, docs/protocol.md §5.4): its description, else a `question`
+ * argument; null for any other row, and for one that says nothing.
+ */
+export function questionOf(action: IActionRequest): string | null {
+  if (action.allowed.length !== 1 || action.allowed[0] !== 'respond') {
+    return null;
+  }
+  const asked = isObject(action.args) ? action.args.question : undefined;
+  const question =
+    action.description ?? (typeof asked === 'string' ? asked : '');
+  return question.trim() ? question : null;
+}
+
 /** docs/protocol.md §5.4: the config at the same index if its name matches, else the first match. */
 function findReviewConfig(
   reviewConfigs: unknown[],

@@ -14,6 +14,8 @@ export interface IHealthStatus {
   /** What the answer said of the endpoint's models (`IHealthReport`). */
   modelChoice?: boolean;
   defaultModel?: string | null;
+  /** What the agent suggests asking it first (`IHealthReport`); absent: none. */
+  prompts?: readonly string[];
 }
 
 export interface IHealthMonitorOptions {
@@ -128,12 +130,14 @@ export class HealthMonitor implements IDisposable {
     if (this._isDisposed || generation !== this._generation) {
       return;
     }
-    const { state, message, agentName, modelChoice, defaultModel } = report;
+    const { state, message, agentName, modelChoice, defaultModel, prompts } =
+      report;
     this._setStatus({
       state,
       message,
       agentName,
-      ...(modelChoice === undefined ? {} : { modelChoice, defaultModel })
+      ...(modelChoice === undefined ? {} : { modelChoice, defaultModel }),
+      ...(prompts?.length ? { prompts } : {})
     });
     let delay: number;
     if (report.state === 'healthy') {
@@ -160,7 +164,8 @@ export class HealthMonitor implements IDisposable {
       current.message === status.message &&
       current.agentName === status.agentName &&
       current.modelChoice === status.modelChoice &&
-      current.defaultModel === status.defaultModel
+      current.defaultModel === status.defaultModel &&
+      samePrompts(current.prompts, status.prompts)
     ) {
       return;
     }
@@ -194,4 +199,12 @@ export class HealthMonitor implements IDisposable {
   };
   private _isDisposed = false;
   private readonly _changed = new Signal<this, IHealthStatus>(this);
+}
+
+/** Whether two answers suggest the same prompts, in the same order. */
+export function samePrompts(
+  a: readonly string[] = [],
+  b: readonly string[] = []
+): boolean {
+  return a.length === b.length && a.every((prompt, i) => prompt === b[i]);
 }

@@ -25,6 +25,7 @@ import { errorMessage } from '../../wire/json';
 import type { AgentPanelService, ICurrentChange } from '../agent-panel-service';
 import { ChatModel, type ITurnEntry } from '../conversation/chat-model';
 import { agentThreadSummaries, historyConversation } from './agent-threads';
+import { draftKey } from '../persistence/drafts';
 import type { IStateStore } from '../persistence/persistence';
 import {
   readConversation,
@@ -267,6 +268,7 @@ export class ConversationLibrary implements IDisposable {
       this._release(live.session, false);
     }
     this._unload?.removeItem(unloadKey(id));
+    this._unload?.removeItem(draftKey(id));
     if (this._noted === id) {
       // The next load must not look for it.
       this._noted = null;

@@ -57,6 +57,11 @@ export class Composer extends Widget {
     return this._sendRequested;
   }
 
+  /** What the message box holds changed: typed, or put there (`setDraft`). */
+  get draftChanged(): ISignal<this, string> {
+    return this._draftChanged;
+  }
+
   get stopRequested(): ISignal<this, void> {
     return this._stopRequested;
   }
@@ -93,6 +98,7 @@ export class Composer extends Widget {
   setDraft(text: string): void {
     this._input.value = text;
     this._input.setSelectionRange(text.length, text.length);
+    this._draftChanged.emit(text);
   }
 
   /** The message box's text field (the `@` completer reads and edits it). */
@@ -116,6 +122,8 @@ export class Composer extends Widget {
       }
     } else if (event.type === 'keydown') {
       this._onKeyDown(event as KeyboardEvent);
+    } else if (event.type === 'input') {
+      this._draftChanged.emit(this._input.value);
     }
   }
 
@@ -125,6 +133,7 @@ export class Composer extends Widget {
     this._queue.addEventListener('click', this);
     this._stop.addEventListener('click', this);
     this._input.addEventListener('keydown', this);
+    this._input.addEventListener('input', this);
   }
 
   protected onBeforeDetach(msg: Message): void {
@@ -132,6 +141,7 @@ export class Composer extends Widget {
     this._queue.removeEventListener('click', this);
     this._stop.removeEventListener('click', this);
     this._input.removeEventListener('keydown', this);
+    this._input.removeEventListener('input', this);
     super.onBeforeDetach(msg);
   }
 
@@ -172,6 +182,7 @@ export class Composer extends Widget {
   private _sendKey: 'Enter' | 'Ctrl+Enter' = 'Enter';
   private _running = false;
   private readonly _sendRequested = new Signal<this, string>(this);
+  private readonly _draftChanged = new Signal<this, string>(this);
   private readonly _stopRequested = new Signal<this, void>(this);
 }
 

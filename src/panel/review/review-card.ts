@@ -228,6 +228,9 @@ export class ReviewCardView implements IItemView {
     this.widget.node.dataset.state = this._elsewhere
       ? 'answered-elsewhere'
       : this._state;
+    // Rows that each take only an answer are questions, not a review.
+    const questions =
+      count > 0 && this._rows.every(row => row.question !== null);
     switch (this._state) {
       case 'answered':
         this._heading.textContent = this._elsewhere
@@ -236,7 +239,9 @@ export class ReviewCardView implements IItemView {
             )
           : this._approvedByPanel
             ? approvedByPanel
-            : trans.__('Review sent');
+            : questions
+              ? trans.__('Answer sent')
+              : trans.__('Review sent');
         break;
       case 'delegated':
         this._heading.textContent = this._allAlwaysAllowed()
@@ -251,8 +256,13 @@ export class ReviewCardView implements IItemView {
         );
         break;
       default:
-        this._heading.textContent =
-          count > 1
+        this._heading.textContent = questions
+          ? trans._n(
+              'The agent asks you a question',
+              'The agent asks you %1 questions',
+              count
+            )
+          : count > 1
             ? trans.__(
                 'The agent is waiting for your review of %1 actions',
                 count

@@ -4,6 +4,7 @@ import { approve, edit, reject, respond } from '../../wire/decisions';
 import { errorMessage } from '../../wire/json';
 import type { Decision, DecisionVerb, IActionRequest } from '../../wire/types';
 import { fileToolPath } from '../../wire/file-change';
+import { questionOf } from '../../wire/interrupts';
 import { createArgsEditor, IArgsEditor } from './args-editor';
 import { FileChangeView, type ReadFile } from './file-change-view';
 import { CappedBlock } from '../common/capped-block';
@@ -33,7 +34,10 @@ export interface IReviewRowOptions {
   alwaysAllow?(tool: string): void;
 }
 
-/** One action request of a review, with buttons for exactly its allowed verbs. */
+/**
+ * One action request of a review, with buttons for exactly its allowed
+ * verbs; or, when an answer is all it takes, its question and the answer box.
+ */
 export class ReviewRow implements IDisposable {
   constructor(
     private readonly _trans: TranslationBundle,
@@ -42,24 +46,32 @@ export class ReviewRow implements IDisposable {
     private readonly _options: IReviewRowOptions
   ) {
     const trans = _trans;
+    this.question = questionOf(action);
     this.node = document.createElement('div');
     this.node.className = 'jp-AgentPanel-reviewRow';
     this.node.dataset.row = String(index);
-    this.node.appendChild(
-      textElement(
-        'jp-AgentPanel-reviewAction',
-        action.synthetic
-          ? trans.__('The agent paused')
-          : (action.name ?? trans.__('an action'))
-      )
-    );
-    if (action.description) {
+    if (this.question !== null) {
+      this.node.classList.add('jp-mod-question');
+      this.node.appendChild(
+        textElement('jp-AgentPanel-reviewQuestion', this.question)
+      );
+    } else {
+      this.node.appendChild(
+        textElement(
+          'jp-AgentPanel-reviewAction',
+          action.synthetic
+            ? trans.__('The agent paused')
+            : (action.name ?? trans.__('an action'))
+        )
+      );
+    }
+    if (action.description && this.question === null) {
       this.node.appendChild(
         textElement('jp-AgentPanel-reviewDescription', action.description)
       );
     }
     this._args = new CappedBlock(trans, 'jp-AgentPanel-reviewArgs');
-    if (action.args !== undefined && action.args !== null) {
+    if (this._showsArgs()) {
       const short = capLongStrings(action.args, ARG_VALUE_PREVIEW_CHARS);
       this._args.set(
         prettyJson(action.args),
@@ -80,7 +92,8 @@ export class ReviewRow implements IDisposable {
     }
     this._buttons = document.createElement('div');
     this._buttons.className = 'jp-AgentPanel-reviewButtons';
-    for (const verb of action.allowed) {
+    // A question's answer box opens by itself: it needs no Respond button.
+    for (const verb of this.question === null ? action.allowed : []) {
       const button = makeButton(
         verbLabel(trans, verb),
         `jp-AgentPanel-decide jp-AgentPanel-decide-${verb}`
@@ -106,6 +119,9 @@ export class ReviewRow implements IDisposable {
 
   readonly node: HTMLDivElement;
 
+  /** What the row asks when an answer is all it takes (`questionOf`), else null. */
+  readonly question: string | null;
+
   get state(): ReviewRowState {
     return this._state;
   }
@@ -122,7 +138,7 @@ export class ReviewRow implements IDisposable {
   /** The turn paused (true) or is still running (false). */
   setAnswerable(answerable: boolean): void {
     if (answerable && this._state === 'waiting') {
-      this._setState('choosing');
+      this._offer(false);
     } else if (!answerable && this._state === 'choosing') {
       this._setState('waiting');
     }
@@ -213,7 +229,7 @@ export class ReviewRow implements IDisposable {
       case 'change':
         this._decision = null;
         this._outcome.replaceChildren();
-        this._setState('choosing');
+        this._offer(true);
         this._options.onDecided();
         break;
     }
@@ -254,7 +270,28 @@ export class ReviewRow implements IDisposable {
     return box;
   }
 
-  private _choose(verb: DecisionVerb): void {
+  /** Offer the allowed verbs, or a question's answer box (`focus`: put the cursor there). */
+  private _offer(focus: boolean): void {
+    this._setState('choosing');
+    if (this.question !== null) {
+      this._choose('respond', focus);
+    }
+  }
+
+  /** Not the arguments that hold nothing but the question shown above them. */
+  private _showsArgs(): boolean {
+    const args = this.action.args;
+    if (args === undefined || args === null) {
+      return false;
+    }
+    return !(
+      this.question !== null &&
+      this.action.description === null &&
+      Object.keys(args).every(key => key === 'question')
+    );
+  }
+
+  private _choose(verb: DecisionVerb, focus = true): void {
     if (this._state !== 'choosing') {
       return;
     }
@@ -304,11 +341,15 @@ export class ReviewRow implements IDisposable {
     );
     confirm.dataset.action = 'confirm';
     this._confirmButton = confirm;
-    const cancel = makeButton(trans.__('Cancel'), 'jp-AgentPanel-cancel');
-    cancel.dataset.action = 'cancel';
     const actions = document.createElement('div');
     actions.className = 'jp-AgentPanel-reviewFormActions';
-    actions.append(confirm, cancel);
+    actions.append(confirm);
+    if (this.question === null) {
+      // A question has no other verb to go back to.
+      const cancel = makeButton(trans.__('Cancel'), 'jp-AgentPanel-cancel');
+      cancel.dataset.action = 'cancel';
+      actions.append(cancel);
+    }
     this._form.replaceChildren(
       ...parts,
       this._formHint,
@@ -317,6 +358,9 @@ export class ReviewRow implements IDisposable {
     );
     this._setState('form');
     this._updateConfirm();
+    if (!focus) {
+      return;
+    }
     if (this._editor) {
       this._editor.focus();
     } else {
