@@ -1,10 +1,10 @@
 /**
- * The first minute, on the built-in agent's keyless demo (docs/protocol.md
- * §16.8), in a real lab: an empty conversation offers the prompts the
- * demo's health suggests (docs/protocol.md §6.1) beside the hint about
- * connecting a model; a click runs one; the long answer can be stopped and
- * ends as stopped; a selection in a notebook is quoted back; the quiz is a
- * question answered in its own box (docs/protocol.md §5.4); the plan shows
+ * The first minute, on the built-in agent's keyless demo
+ * (docs/protocol.md §16.8), in a real lab: an empty conversation offers the
+ * prompts the demo's health suggests (docs/protocol.md §6.1) beside the hint
+ * about connecting a model; a click runs one; the long answer can be stopped
+ * and ends as stopped; a selection in a notebook is quoted back; the quiz is
+ * a question answered in its own box (docs/protocol.md §5.4); the plan shows
  * in the plan pane; what was typed and not sent survives a reload.
  */
 import { expect, test } from '@jupyterlab/galata';
