@@ -172,9 +172,10 @@ test.describe('the first minute, on the keyless demo', () => {
     await expect(plan.locator('.jp-AgentPanel-planCount')).toHaveText(
       '3 of 3 done'
     );
-    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toContainText(
-      'All three steps are checked off.'
-    );
+    // Said after the last update, in the turn's last text.
+    await expect(
+      lastTurn(panel).locator('.jp-AgentPanel-text').last()
+    ).toContainText('All three steps are checked off.');
     // Each update is in the transcript too, folded to one line.
     await expect(
       lastTurn(panel).locator('.jp-AgentPanel-todos summary')
