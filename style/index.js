@@ -1,3 +1,4 @@
 import './base.css';
+import './tool-cards.css';
 import './workflow.css';
 import './conversations.css';

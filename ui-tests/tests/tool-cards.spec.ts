@@ -135,6 +135,13 @@ test('a notebook change: one line in words, one compact review, the decision in 
   await screenshotsOf(page, panel, 'card-applied', testInfo);
 
   // The cell is a link: it shows the cell in its notebook.
+  const link = inserted.locator('.jp-AgentPanel-cellLink');
+  expect(
+    await link.evaluate(node => {
+      const style = getComputedStyle(node);
+      return [style.borderTopStyle, style.textDecorationLine];
+    })
+  ).toEqual(['none', 'underline']);
   await page.notebook.selectCells(0);
   await inserted.locator('.jp-AgentPanel-cellLink').click();
   await expect
