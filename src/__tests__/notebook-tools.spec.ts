@@ -543,6 +543,7 @@ describe('ChangeReviews', () => {
         cellId: 'c',
         index: 0,
         cellType: 'code',
+        mimeType: 'text/x-ipython',
         current: '1',
         proposed: '1',
         description: 'Run'

@@ -58,6 +58,7 @@ describe('ChangeReviewsView', () => {
     cellId: 'c-2',
     index: 1,
     cellType: 'code',
+    mimeType: 'text/x-ipython',
     current: 'prnt("hi")',
     proposed: 'print("hi")',
     description: 'Replace the source of cell 1 of analysis.ipynb'

@@ -40,6 +40,7 @@ import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
 import type { ReadFile } from './review/file-change-view';
+import type { CodeHighlighter } from './review/line-diff';
 import { DemoAgentHint } from './transcript/demo-agent-hint';
 import { SuggestedPrompts } from './transcript/suggested-prompts';
 import { TranscriptView } from './transcript/transcript';
@@ -55,6 +56,8 @@ export interface IChatPanelOptions {
   commands: CommandRegistry;
   /** Reads a file a review's diff needs (docs/protocol.md §16.6); none: no diff. */
   readFile?: ReadFile;
+  /** Colours the diffs of reviews by their language; none: plain text. */
+  highlight?: CodeHighlighter;
   /**
    * Where the message box's unsent drafts are kept, per conversation (the
    * plugin gives the tab's sessionStorage); none: while the page lives.
@@ -77,6 +80,7 @@ export class ChatPanel extends SidePanel {
     trans,
     commands,
     readFile,
+    highlight,
     drafts
   }: IChatPanelOptions) {
     super({ content: new Panel() });
@@ -148,7 +152,8 @@ export class ChatPanel extends SidePanel {
         answeredByPlugin: action => service.answersInterrupt(action),
         isAlwaysAllowed: action => service.isAlwaysAllowed(action),
         alwaysAllow: tool => service.changeReviews.setAlwaysAllowed(tool, true),
-        readFile
+        readFile,
+        highlight
       }
     };
     this._list = new ConversationListView(library, trans, () =>
@@ -188,7 +193,11 @@ export class ChatPanel extends SidePanel {
     );
     this.content.addWidget(this._noticeSlot);
     this.content.addWidget(this._transcriptArea);
-    this._changeReviews = new ChangeReviewsView(service.changeReviews, trans);
+    this._changeReviews = new ChangeReviewsView(
+      service.changeReviews,
+      trans,
+      highlight
+    );
     this.content.addWidget(this._changeReviews);
     this.content.addWidget(this._workingSlot);
     this.content.addWidget(this._queueSlot);

@@ -5,6 +5,7 @@
  * at idle time, what the first answer will need.
  */
 import type { JupyterFrontEnd } from '@jupyterlab/application';
+import type { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { IStateDB } from '@jupyterlab/statedb';
 import type { TranslationBundle } from '@jupyterlab/translation';
@@ -12,6 +13,7 @@ import type { AgentPanelService } from '../model/agent-panel-service';
 import { ConversationLibrary } from '../model/library/library';
 import { sessionStorageOrNull } from '../model/persistence/saver';
 import { ChatPanel } from '../panel/chat-panel';
+import { DiffHighlighter } from './code-highlighter';
 import {
   agentOutputRendermime,
   idle,
@@ -27,6 +29,8 @@ export interface IPanelViewOptions {
   service: AgentPanelService;
   rendermime: IRenderMimeRegistry;
   state: IStateDB | null;
+  /** JupyterLab's editor languages, to highlight the reviews' diffs. */
+  languages: IEditorLanguageRegistry | null;
   /** Resolves once the settings apply (the endpoint to check is known). */
   settingsApplied: Promise<void>;
   trans: TranslationBundle;
@@ -54,6 +58,11 @@ export async function buildPanel(
     trans
   });
   const files = new ContentsReader(app.serviceManager.contents, trans);
+  const highlighter = options.languages
+    ? // Disposed with the panel (below), like the library.
+      // eslint-disable-next-line jupyter/require-disposable-ownership
+      new DiffHighlighter(options.languages)
+    : null;
   const panel = new ChatPanel({
     service,
     library,
@@ -61,10 +70,14 @@ export async function buildPanel(
     trans,
     commands: app.commands,
     readFile: path => files.text(path),
+    highlight: highlighter?.highlight,
     // A reload of the tab finds what was typed and not sent.
     drafts: sessionStorageOrNull() ?? undefined
   });
-  panel.disposed.connect(() => library.dispose());
+  panel.disposed.connect(() => {
+    library.dispose();
+    highlighter?.dispose();
+  });
   show(panel);
   // Health is polled once the endpoint from the settings is known.
   void options.settingsApplied.then(() => service.health.start());

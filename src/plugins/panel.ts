@@ -4,6 +4,7 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
@@ -41,7 +42,8 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     ILayoutRestorer,
     ICommandPalette,
     ITranslator,
-    IStateDB
+    IStateDB,
+    IEditorLanguageRegistry
   ],
   activate: (
     app: JupyterFrontEnd,
@@ -50,7 +52,8 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     restorer: ILayoutRestorer | null,
     palette: ICommandPalette | null,
     translator: ITranslator | null,
-    state: IStateDB | null
+    state: IStateDB | null,
+    languages: IEditorLanguageRegistry | null
   ): IAgentPanel => {
     const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
     const serverSettings = app.serviceManager.serverSettings;
@@ -71,7 +74,15 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     const loader = new PanelLoader(async () => {
       const { buildPanel } = await import('./panel-view');
       return buildPanel(
-        { app, service, rendermime, state, settingsApplied, trans },
+        {
+          app,
+          service,
+          rendermime,
+          state,
+          languages,
+          settingsApplied,
+          trans
+        },
         panel => sidebar.setContent(panel)
       );
     });

@@ -94,6 +94,29 @@ test('a notebook change: one line in words, one compact review, the decision in 
   await expect(insert.locator('.jp-AgentPanel-changeReviewWhere')).toHaveText(
     'cards.ipynb, new cell 2'
   );
+  // Highlighted as the notebook's editor highlights Python: the string in
+  // the theme's string colour.
+  const string = insert.locator('.jp-AgentPanel-diffText span', {
+    hasText: "'hello'"
+  });
+  await expect(string).toHaveCount(1);
+  const [shown, themeString, plain] = await string.evaluate(node => {
+    const colourOf = (value: string) => {
+      const probe = document.createElement('span');
+      probe.style.color = value;
+      node.parentElement!.appendChild(probe);
+      const colour = getComputedStyle(probe).color;
+      probe.remove();
+      return colour;
+    };
+    return [
+      getComputedStyle(node).color,
+      colourOf('var(--jp-mirror-editor-string-color)'),
+      getComputedStyle(node.parentElement!).color
+    ];
+  });
+  expect(shown).toBe(themeString);
+  expect(shown).not.toBe(plain);
   // At 1280×720 and the default width, the conversation keeps 40% of the panel.
   const conversation = await box(
     panel.locator('.jp-AgentPanel-transcriptArea')

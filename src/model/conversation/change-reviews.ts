@@ -22,6 +22,8 @@ export interface IChangeProposal {
   /** Where the cell is (or will be). */
   readonly index: number;
   readonly cellType: string;
+  /** The language of its source, as a MIME type (`text/x-ipython`): how its diff is highlighted. */
+  readonly mimeType: string;
   /** The cell's source now ('' for a new cell). */
   readonly current: string;
   /** Its source after the change ('' for a deletion; the source run for `run`). */

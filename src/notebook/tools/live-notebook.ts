@@ -16,6 +16,8 @@ import { noKernel, ToolFailure } from './tool-failure';
 
 /** How long a changed cell stays highlighted. */
 const HIGHLIGHT_MS = 2000;
+/** What JupyterLab's markdown cells are written in (`MarkdownCellModel`). */
+const MARKDOWN_MIME_TYPE = 'text/x-ipythongfm';
 
 /** One open notebook. */
 export class LiveNotebook {
@@ -23,6 +25,15 @@ export class LiveNotebook {
 
   get path(): string {
     return this.panel.context.path;
+  }
+
+  /** The language of a cell of type `cellType`, as its editor has it. */
+  mimeTypeOf(cellType: string): string {
+    return cellType === 'code'
+      ? this.panel.content.codeMimetype
+      : cellType === 'markdown'
+        ? MARKDOWN_MIME_TYPE
+        : 'text/plain';
   }
 
   get cellCount(): number {

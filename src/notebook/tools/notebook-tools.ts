@@ -187,6 +187,7 @@ export class NotebookTools {
         cellId: null,
         index,
         cellType,
+        mimeType: notebook.mimeTypeOf(cellType),
         current: '',
         proposed: source,
         description: `Insert a ${cellType} cell at index ${index} of ${notebook.path}`
@@ -247,6 +248,7 @@ export class NotebookTools {
         cellId,
         index,
         cellType: cell.cell_type,
+        mimeType: notebook.mimeTypeOf(cell.cell_type),
         current: cell.source,
         proposed: source,
         description: `Replace the source of cell ${index} of ${notebook.path}`
@@ -299,6 +301,7 @@ export class NotebookTools {
         cellId,
         index,
         cellType: cell.cell_type,
+        mimeType: notebook.mimeTypeOf(cell.cell_type),
         current: cell.source,
         proposed: '',
         description: `Delete cell ${index} of ${notebook.path}`
@@ -353,6 +356,7 @@ export class NotebookTools {
         cellId,
         index,
         cellType: 'code',
+        mimeType: notebook.mimeTypeOf('code'),
         current: cell.source,
         proposed: cell.source,
         description: `Run cell ${index} of ${notebook.path} (waiting at most ${seconds} s)`

@@ -108,6 +108,7 @@ function readProposal(name: string, args: JsonObject): IChangeProposal {
     cellId: typeof args.cell_id === 'string' ? args.cell_id : null,
     index: typeof args.index === 'number' ? args.index : -1,
     cellType: '',
+    mimeType: 'text/plain',
     current: '',
     proposed: '',
     description:

@@ -13,13 +13,20 @@ import type {
   IChangeReviews,
   IPendingReview
 } from '../../model/conversation/change-reviews';
-import { lineDiff, renderDiff, renderStats } from './line-diff';
+import {
+  type CodeHighlighter,
+  highlightDiff,
+  lineDiff,
+  renderDiff,
+  renderStats
+} from './line-diff';
 import { makeButton } from './review-row';
 
 export class ChangeReviewsView extends Widget {
   constructor(
     private readonly _reviews: IChangeReviews,
-    private readonly _trans: TranslationBundle
+    private readonly _trans: TranslationBundle,
+    private readonly _highlight?: CodeHighlighter
   ) {
     super();
     this.addClass('jp-AgentPanel-changeReviews');
@@ -74,7 +81,12 @@ export class ChangeReviewsView extends Widget {
     }
     for (const review of pending) {
       if (!this._cards.has(review.id)) {
-        const card = new ChangeReviewCard(review, this._reviews, this._trans);
+        const card = new ChangeReviewCard(
+          review,
+          this._reviews,
+          this._trans,
+          this._highlight
+        );
         this._cards.set(review.id, card);
         this._cardsNode.appendChild(card.node);
       }
@@ -112,7 +124,8 @@ class ChangeReviewCard {
   constructor(
     private readonly _review: IPendingReview,
     private readonly _reviews: IChangeReviews,
-    private readonly _trans: TranslationBundle
+    private readonly _trans: TranslationBundle,
+    private readonly _highlight?: CodeHighlighter
   ) {
     const trans = _trans;
     const proposal = _review.proposal;
@@ -231,19 +244,19 @@ class ChangeReviewCard {
       this._diff.replaceChildren();
       return;
     }
-    if (proposal.kind === 'run') {
-      // What runs, as it will run: no change to count.
-      this._diff.replaceChildren(renderDiff(lineDiff(proposed, proposed)));
-      return;
-    }
-    const lines = lineDiff(
-      proposal.current,
-      proposal.kind === 'delete' ? '' : proposed
-    );
+    const before = proposal.kind === 'run' ? proposed : proposal.current;
+    const after = proposal.kind === 'delete' ? '' : proposed;
+    const lines = lineDiff(before, after);
+    const diff = renderDiff(lines);
+    // What runs, as it will run: no change to count.
     this._diff.replaceChildren(
-      renderStats(lines, this._trans),
-      renderDiff(lines)
+      ...(proposal.kind === 'run' ? [] : [renderStats(lines, this._trans)]),
+      diff
     );
+    if (this._highlight) {
+      const language = { mimeType: proposal.mimeType };
+      void highlightDiff(diff, before, after, language, this._highlight);
+    }
   }
 
   private _openEditor(): void {

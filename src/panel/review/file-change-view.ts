@@ -11,7 +11,14 @@ import {
   type FileText,
   type IFileChange
 } from '../../wire/file-change';
-import { aroundChanges, lineDiff, renderDiff, renderStats } from './line-diff';
+import {
+  aroundChanges,
+  type CodeHighlighter,
+  highlightDiff,
+  lineDiff,
+  renderDiff,
+  renderStats
+} from './line-diff';
 
 /** Reads a file from the Jupyter root for the diff. */
 export type ReadFile = (path: string) => Promise<FileText>;
@@ -22,7 +29,8 @@ export class FileChangeView {
     private readonly _name: string,
     args: unknown,
     path: string,
-    readFile: ReadFile
+    readFile: ReadFile,
+    private readonly _highlight?: CodeHighlighter
   ) {
     this.node.className = 'jp-AgentPanel-fileChange';
     this._title.className = 'jp-AgentPanel-fileChangePath';
@@ -68,10 +76,18 @@ export class FileChangeView {
     const trans = this._trans;
     const gap = (count: number) =>
       trans._n('… %1 unchanged line', '… %1 unchanged lines', count);
-    this._body.replaceChildren(
-      renderStats(lines, trans),
-      renderDiff(aroundChanges(lines), gap)
-    );
+    const diff = renderDiff(aroundChanges(lines), gap);
+    this._body.replaceChildren(renderStats(lines, trans), diff);
+    if (this._highlight) {
+      const language = { fileName: change.path };
+      void highlightDiff(
+        diff,
+        change.before,
+        change.after,
+        language,
+        this._highlight
+      );
+    }
   }
 
   private _noteOf(change: IFileChange, current: FileText): string {

@@ -109,6 +109,7 @@ export function renderDiff(
     if (line.kind === 'gap') {
       const gap = document.createElement('div');
       gap.className = 'jp-AgentPanel-diffGap';
+      gap.dataset.count = String(line.count);
       gap.textContent = gapText(line.count);
       node.appendChild(gap);
       continue;
@@ -128,6 +129,93 @@ export function renderDiff(
     node.appendChild(row);
   }
   return node;
+}
+
+/** The language a diff's text is in: a cell's MIME type or a file's name. */
+export interface IDiffLanguage {
+  readonly mimeType?: string;
+  readonly fileName?: string;
+}
+
+/**
+ * Writes `code` into `into` as highlighted spans (JupyterLab's editor
+ * languages and theme); plain text when the language is not known.
+ */
+export type CodeHighlighter = (
+  code: string,
+  language: IDiffLanguage,
+  into: HTMLElement
+) => Promise<void>;
+
+/**
+ * Colour the text of a diff `renderDiff` drew from `before` and `after`.
+ * Each side is highlighted whole, so a string or a docstring over several
+ * lines is read as one, then cut into its lines; a row whose text is not the
+ * line expected (the diff was drawn again meanwhile) is left as it is.
+ */
+export async function highlightDiff(
+  diff: HTMLElement,
+  before: string,
+  after: string,
+  language: IDiffLanguage,
+  highlight: CodeHighlighter
+): Promise<void> {
+  const [old, now] = await Promise.all(
+    [before, after].map(async text => {
+      const into = document.createElement('div');
+      await highlight(text, language, into);
+      return highlightedLines(into);
+    })
+  );
+  let oldAt = 0;
+  let nowAt = 0;
+  for (const row of diff.children) {
+    const element = row as HTMLElement;
+    if (element.classList.contains('jp-AgentPanel-diffGap')) {
+      const count = Number(element.dataset.count);
+      oldAt += count;
+      nowAt += count;
+      continue;
+    }
+    const kind = element.dataset.kind;
+    const parts = kind === 'removed' ? old[oldAt] : now[nowAt];
+    oldAt += kind === 'added' ? 0 : 1;
+    nowAt += kind === 'removed' ? 0 : 1;
+    const text = element.querySelector('.jp-AgentPanel-diffText');
+    if (parts && text && textOf(parts) === text.textContent) {
+      text.replaceChildren(...parts);
+    }
+  }
+}
+
+/** Highlighted text (text nodes and spans) cut into its lines. */
+function highlightedLines(root: HTMLElement): Node[][] {
+  const lines: Node[][] = [[]];
+  for (const node of root.childNodes) {
+    const className = node instanceof HTMLElement ? node.className : '';
+    (node.textContent ?? '').split('\n').forEach((piece, index) => {
+      if (index > 0) {
+        lines.push([]);
+      }
+      if (piece) {
+        lines[lines.length - 1].push(
+          className ? span(className, piece) : document.createTextNode(piece)
+        );
+      }
+    });
+  }
+  return lines;
+}
+
+function span(className: string, text: string): HTMLElement {
+  const node = document.createElement('span');
+  node.className = className;
+  node.textContent = text;
+  return node;
+}
+
+function textOf(parts: readonly Node[]): string {
+  return parts.map(part => part.textContent).join('');
 }
 
 /** A part's lines; its final newline ends the last line, it adds none. */

@@ -11,6 +11,7 @@ import type {
 } from '../../wire/types';
 import type { IItemView } from '../common/item-view';
 import type { ReadFile } from './file-change-view';
+import type { CodeHighlighter } from './line-diff';
 import { ReviewRow } from './review-row';
 
 /** Hands the decisions to the model; false when it refused them. */
@@ -30,6 +31,7 @@ export interface IReviewCardOptions {
   isAlwaysAllowed?(action: IActionRequest): boolean;
   alwaysAllow?(tool: string): void;
   readFile?: ReadFile;
+  highlight?: CodeHighlighter;
 }
 
 export class ReviewCardView implements IItemView {
@@ -123,6 +125,7 @@ export class ReviewCardView implements IItemView {
           single,
           onDecided: () => this._onRowDecided(),
           readFile: this._options.readFile,
+          highlight: this._options.highlight,
           alwaysAllow: this._options.alwaysAllow
         })
     );

@@ -7,6 +7,7 @@ import { fileToolPath } from '../../wire/file-change';
 import { questionOf } from '../../wire/interrupts';
 import { createArgsEditor, IArgsEditor } from './args-editor';
 import { FileChangeView, type ReadFile } from './file-change-view';
+import type { CodeHighlighter } from './line-diff';
 import { CappedBlock } from '../common/capped-block';
 import { describeDecision, verbLabel } from './decision-text';
 import { capLongStrings, prettyJson } from '../common/format';
@@ -30,6 +31,8 @@ export interface IReviewRowOptions {
   onDecided(): void;
   /** Reads a file an agent's file tool would change, for its diff (docs/protocol.md §16.6). */
   readFile?: ReadFile;
+  /** Colours that diff's text by the file's language. */
+  highlight?: CodeHighlighter;
   /** Approve the tool's later reviews in this conversation without asking (docs/protocol.md §16.6). */
   alwaysAllow?(tool: string): void;
 }
@@ -86,7 +89,8 @@ export class ReviewRow implements IDisposable {
         action.name!,
         action.args,
         path,
-        _options.readFile
+        _options.readFile,
+        _options.highlight
       );
       this.node.appendChild(this._fileChange.node);
     }
