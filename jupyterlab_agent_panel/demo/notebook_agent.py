@@ -28,6 +28,7 @@ import difflib
 import json
 import re
 import uuid
+from pathlib import PurePosixPath
 from typing import Any, Optional
 
 from langchain.agents import create_agent
@@ -134,20 +135,34 @@ def fix_error_step(tool: str, result: dict) -> AIMessage:
     if tool == "read_cell":
         return _fix(result)
     source = f"```python\n{result.get('source')}\n```"
+    cell = _cell_name(result)
     if result.get("edited_by_user"):
-        return _answer(f"You changed my fix before applying it; cell {result.get('cell_id')} now reads:\n\n{source}")
-    return _answer(f"I fixed cell {result.get('cell_id')}:\n\n{source}")
+        return _answer(f"You changed my fix before applying it; {cell} now reads:\n\n{source}")
+    return _answer(f"I fixed {cell}:\n\n{source}")
+
+
+def _cell_name(result: dict) -> str:
+    """A cell as JupyterLab shows it: numbered from 1, in its notebook ("cell 2 of analysis.ipynb")."""
+    index, path = result.get("index"), result.get("path")
+    name = f"cell {index + 1}" if isinstance(index, int) else "the cell"
+    return f"{name} of {PurePosixPath(path).name}" if isinstance(path, str) and path else name
+
+
+def _first_upper(text: str) -> str:
+    """``text`` starting a sentence (the notebook's name left as it is)."""
+    return text[:1].upper() + text[1:]
 
 
 def _fix(cell: dict) -> AIMessage:
     errors = _errors(cell)
     if not errors:
-        return _answer(f"Cell {cell.get('index')} shows no error. Run it, and ask me again if it fails.")
+        return _answer(f"{_first_upper(_cell_name(cell))} shows no error. Run it, and ask me again if it fails.")
     ename, evalue = errors[0].get("ename"), str(errors[0].get("evalue", ""))
     undefined = UNDEFINED_NAME.search(evalue) if ename == "NameError" else None
     matches = difflib.get_close_matches(undefined["name"], dir(builtins), n=1) if undefined else []
     if not matches:
-        return _answer(f"Cell {cell.get('index')} raised {ename}: {evalue}. I can only fix a misspelt built-in name.")
+        where = _first_upper(_cell_name(cell))
+        return _answer(f"{where} raised {ename}: {evalue}. I can only fix a misspelt built-in name.")
     wrong, right = undefined["name"], matches[0]
     source = re.sub(rf"\b{re.escape(wrong)}\b", right, str(cell.get("source", "")))
     return _call(

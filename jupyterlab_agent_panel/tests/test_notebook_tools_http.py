@@ -190,7 +190,7 @@ async def test_the_demo_fixes_a_misspelt_name_in_the_active_cell(converse):
         "source": FIXED,
     }
     assert nb.notebooks["analysis.ipynb"].cells[1].source == FIXED
-    assert text_of(turns[-1]) == f"I fixed cell c-2:\n\n```python\n{FIXED}\n```"
+    assert text_of(turns[-1]) == f"I fixed cell 2 of analysis.ipynb:\n\n```python\n{FIXED}\n```"
 
 
 async def test_the_demo_reports_a_cell_that_changed_during_review(converse):
@@ -216,7 +216,7 @@ async def test_the_demo_says_when_the_active_cell_has_no_error(converse):
     turns = await converse(DEMO, "fix the error in the active cell", nb)
 
     assert nb.called() == ["get_active_cell", "read_cell"]
-    assert text_of(turns[-1]) == "Cell 0 shows no error. Run it, and ask me again if it fails."
+    assert text_of(turns[-1]) == "Cell 1 of clean.ipynb shows no error. Run it, and ask me again if it fails."
 
 
 async def test_the_demo_explains_itself_otherwise(run_turn):

@@ -78,7 +78,7 @@ def test_the_demo_fixes_a_misspelt_name_in_the_active_cell(demo):
 
     assert nb.called() == ["get_active_cell", "read_cell", "edit_cell"]
     assert nb.notebooks["analysis.ipynb"].cells[1].source == 'print("hi")'
-    assert text_of(turns[-1]) == 'I fixed cell c-2:\n\n```python\nprint("hi")\n```'
+    assert text_of(turns[-1]) == 'I fixed cell 2 of analysis.ipynb:\n\n```python\nprint("hi")\n```'
 
 
 def test_the_demo_stops_when_the_user_will_not_run_the_cell(demo):
