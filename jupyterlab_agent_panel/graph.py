@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Optional
+from typing import Any, AsyncIterator, Callable, Mapping, Optional
 
 DEFAULT_SPEC = "langstage_core.demo.tools:graph"
 # The built-in agent's keyless demo (docs/protocol.md §16): langstage-core's, and a turn for each part of the panel.
@@ -31,6 +31,8 @@ class TurnAgent:
     agent: Any
     extractors: list
     takes_images: bool = False
+    # What a tool does in words, by name (an MCP tool's description): sent with its calls.
+    tool_titles: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -18,7 +18,7 @@ import asyncio
 import threading
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, AsyncGenerator, Awaitable, Callable, Optional
+from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
 from .decisions import pending_problem
 from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
@@ -96,6 +96,8 @@ class TurnRequest:
         options["extractors"] = chosen.extractors
         message = with_images(self.message, self.images) if chosen.takes_images and self.images else self.message
         frames = iter_chunk_frames(with_callbacks(chosen.agent, [usage]), message, self.thread_id, **options)
+        if chosen.tool_titles:
+            frames = _with_tool_titles(frames, chosen.tool_titles)
         return _with_usage(frames, usage)
 
 
@@ -106,6 +108,19 @@ def with_images(message: str, images: tuple) -> list:
         source = {"type": "data", "value": image["data"], "mime_type": image["mime_type"]}
         parts.append({"type": "image", "source": source})
     return parts
+
+
+async def _with_tool_titles(
+    frames: AsyncGenerator[dict, None], titles: Mapping[str, str]
+) -> AsyncGenerator[dict, None]:
+    """``frames`` with each call of a tool in ``titles`` given its ``title`` (docs/protocol.md §16.5)."""
+    async with aclosing(frames):
+        async for frame in frames:
+            calls = frame.get("tool_calls")
+            if isinstance(calls, list) and any(isinstance(c, dict) and c.get("name") in titles for c in calls):
+                calls = [{**c, "title": titles[c["name"]]} if c.get("name") in titles else c for c in calls]
+                frame = {**frame, "tool_calls": calls}
+            yield frame
 
 
 async def _with_usage(frames: AsyncGenerator[dict, None], usage: TurnUsage) -> AsyncGenerator[dict, None]:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 TRANSPORTS = ("stdio", "streamable_http", "http", "sse", "websocket")
 REVIEW_KEY = "review"
 LOAD_SECONDS = 30.0
+TITLE_LIMIT = 120  # characters of a tool's title; its whole description is the model's
 REVIEW_DECISIONS = ["approve", "reject"]
 
 logger = logging.getLogger(__name__)
@@ -41,6 +43,7 @@ class McpTools:
     tools: list = field(default_factory=list)
     reviewed: dict = field(default_factory=dict)  # tool name -> HITL InterruptOnConfig
     failures: dict = field(default_factory=dict)  # server name -> what went wrong
+    titles: dict = field(default_factory=dict)  # tool name -> what it does, in words
 
     def notice(self) -> str:
         """The failures, for the agent's health."""
@@ -76,6 +79,9 @@ class McpSessions:
                     continue
                 taken.add(tool.name)
                 loaded.tools.append(tool)
+                title = tool_title(tool.description)
+                if title:
+                    loaded.titles[tool.name] = title
                 if servers[name].get(REVIEW_KEY):
                     loaded.reviewed[tool.name] = {
                         "allowed_decisions": list(REVIEW_DECISIONS),
@@ -112,6 +118,15 @@ class McpSessions:
                 ready.set_exception(exc)
             elif not isinstance(exc, asyncio.CancelledError):
                 logger.warning("agent-panel: MCP server %r stopped: %s", name, _failure_text(exc))
+
+
+def tool_title(description: Any) -> str:
+    """A tool's description's first sentence, without its full stop, for its calls' one line."""
+    if not isinstance(description, str):
+        return ""
+    first = re.split(r"(?<=[.!?])\s|\n", description.strip(), maxsplit=1)[0].strip()
+    first = first[:-1] if first.endswith(".") else first
+    return first if len(first) <= TITLE_LIMIT else first[: TITLE_LIMIT - 1] + "…"
 
 
 def _failure_text(exc: BaseException) -> str:

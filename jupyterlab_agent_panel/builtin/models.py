@@ -64,7 +64,9 @@ class BuiltinModels:
             agent = self._agents.get(key)
             if agent is None:
                 agent = self._agents[key] = self._build_for(ref)
-        return TurnAgent(agent, self._extractors, takes_images=self.catalog.vision(ref))
+        return TurnAgent(
+            agent, self._extractors, takes_images=self.catalog.vision(ref), tool_titles=self._mcp.titles
+        )
 
     def add_health(self, body: dict) -> None:
         """The built-in agent's fields of ``health`` (docs/protocol.md §16.3)."""

@@ -23,6 +23,7 @@ from builtin_helpers import (
     usage_frames,
 )
 from helpers import assert_one_terminal_last, text_of
+from jupyterlab_agent_panel.builtin.mcp import tool_title
 from notebook_panel import Cell, Notebook, NotebookPanel
 
 
@@ -131,6 +132,22 @@ async def test_the_file_tools_do_not_read_env_files(run_turn, model_env, jp_root
     assert secret not in str(model_env.requests)
 
 
+@pytest.mark.parametrize(
+    ("description", "title"),
+    [
+        ("Add two integers.", "Add two integers"),
+        ("Fetch a page. Returns its text.\nArgs: url", "Fetch a page"),
+        ("  List the rows\nwith their ids", "List the rows"),
+        ("What is 6 × 7? Ask it.", "What is 6 × 7?"),
+        ("x" * 200, "x" * 119 + "…"),
+        ("", ""),
+        (None, ""),
+    ],
+)
+def test_an_mcp_tools_title_is_its_descriptions_first_sentence(description, title):
+    assert tool_title(description) == title
+
+
 class TestMcpServers:
     @pytest.fixture
     def agent_panel_config(self, model_env):
@@ -141,6 +158,8 @@ class TestMcpServers:
 
         [call] = [f["tool_calls"][0] for f in frames if "tool_calls" in f]
         assert (call["name"], call["args"]) == ("shout", {"text": "hello"})
+        # Its line in the panel says what it does, from the server's description.
+        assert call["title"] == "Say the text louder: upper case, with an exclamation mark"
         assert {"shout", "add", "fail_always"} <= {tool["function"]["name"] for tool in model_env.requests[0]["tools"]}
         [result] = [f for f in frames if "tool_result" in f]
         assert (result["tool_result"], result["tool_status"]) == ("HELLO!", "success")

@@ -163,6 +163,12 @@ describe('ConversationListView', () => {
     const { titles, rowOf } = listOf(library);
     await waitFor(() => titles().length === 2 || null);
     expect(titles()).toContain('first');
+    // Cut in a narrow panel, the title is whole in the tooltip.
+    expect(
+      rowOf('first').querySelector<HTMLElement>(
+        '.jp-AgentPanel-conversationOpen'
+      )!.title
+    ).toBe('first');
     expect(rowOf('second').classList.contains('jp-mod-current')).toBe(true);
     service.model.send('busy');
     expect(

@@ -8,6 +8,7 @@
  * (docs/protocol.md §12).
  */
 import type { ChildProcess } from 'child_process';
+import * as path from 'path';
 
 import { expect, galata, test } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
@@ -19,6 +20,7 @@ import {
   reviewOf
 } from './notebook-helpers';
 import {
+  DOC_IMAGES,
   freePort,
   keepScreenshot,
   lastTurn,
@@ -90,7 +92,9 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     // Nothing changed before Apply.
     expect(await cells(page)).toHaveLength(1);
     await keepScreenshot(
-      await panel.screenshot(),
+      await panel.screenshot({
+        path: path.join(DOC_IMAGES, 'notebook-tools-diff-card.png')
+      }),
       'notebook-tools-diff-card',
       testInfo
     );
@@ -102,18 +106,14 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
       kind: 'notebook_tool',
       tool_name: 'insert_cell'
     });
-    // One undo step (Edit → Undo in the notebook): undo takes the cell
-    // away, redo brings it back.
-    const undo = (command: string) =>
-      page.evaluate(
-        id => (window as any).jupyterapp.commands.execute(id),
-        command
-      );
+    // One step of the notebook's Undo Cell Operation, as the README says:
+    // Z in command mode takes the cell away, Shift+Z brings it back.
     await page.notebook.selectCells(1);
-    await undo('notebook:undo-cell-action');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('z');
     await expect.poll(async () => (await cells(page)).length).toBe(1);
     expect((await cells(page))[0].source).toBe('x = 1');
-    await undo('notebook:redo-cell-action');
+    await page.keyboard.press('Shift+Z');
     await expect.poll(async () => (await cells(page)).length).toBe(2);
     const run = reviewOf(panel, 'run_cell');
     await expect(run.locator('.jp-AgentPanel-diffLine')).toHaveText([

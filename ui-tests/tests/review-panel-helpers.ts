@@ -10,6 +10,8 @@ import * as path from 'path';
 
 export const PLUGIN_ID = 'jupyterlab-agent-panel:plugin';
 export const SCREENSHOTS = path.resolve(__dirname, '..', 'screenshots');
+/** The README's and the user guide's images, rewritten by the tests that show them. */
+export const DOC_IMAGES = path.resolve(__dirname, '..', '..', 'docs', 'images');
 
 /** Galata settings that make `name` (a graph in ui-tests/graphs) the endpoint. */
 export function graphEndpoint(name: string): Record<string, unknown> {

@@ -14,9 +14,11 @@ import {
   test
 } from '@jupyterlab/galata';
 import type { Locator, TestInfo } from '@playwright/test';
+import * as path from 'path';
 import { answer, cells, notebookWith, reviewOf } from './notebook-helpers';
 import {
   box,
+  DOC_IMAGES,
   keepScreenshot,
   openPanel,
   PLUGIN_ID,
@@ -156,6 +158,10 @@ test('a notebook change: one line in words, one compact review, the decision in 
     expect(text).not.toMatch(/[{}]|index \d|[0-9a-f]{8}-[0-9a-f]{4}/);
   }
   await screenshotsOf(page, panel, 'card-applied', testInfo);
+  // The README's picture of the cards: the widest, in the light theme.
+  await panel.screenshot({
+    path: path.join(DOC_IMAGES, 'tool-cards-applied.png')
+  });
 
   // The cell is a link: it shows the cell in its notebook.
   const link = inserted.locator('.jp-AgentPanel-cellLink');

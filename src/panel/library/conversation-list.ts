@@ -114,6 +114,8 @@ export class ConversationListView extends Widget {
     const title = document.createElement('span');
     title.className = 'jp-AgentPanel-conversationTitle';
     title.textContent = item.title || trans.__('New conversation');
+    // A long title is cut in a narrow panel: the tooltip has it whole.
+    open.title = title.textContent;
     const meta = document.createElement('span');
     meta.className = 'jp-AgentPanel-conversationMeta';
     meta.textContent = [
