@@ -254,6 +254,17 @@ describe('other tools in words', () => {
     ).toBe(`search(query: "${'a'.repeat(31)}…, limit: 5, a: 1, …)`);
   });
 
+  it('shows another agent’s tool of a known name, with other arguments, as name(args)', () => {
+    expect(
+      said(card('write_file', { path: 'notes.md', content: 'Draft notes' }))
+    ).toBe('write_file(path: "notes.md", content: "Draft notes")');
+    expect(said(card('grep', { query: 'x' }))).toBe('grep(query: "x")');
+    // Known by name and by its arguments: its own words.
+    expect(said(card('write_file', { file_path: '/notes.md' }))).toBe(
+      'Write notes.md'
+    );
+  });
+
   it('reads a LangChain human-in-the-loop rejection as a decision', () => {
     const rejected = {
       ...card('write_file', { file_path: '/x' }),

@@ -40,6 +40,21 @@ test.describe('HITL graph: two actions with different allowed decisions', () => 
       'Reject',
       'Approve'
     ]);
+    // The two calls, made one after the other, are one group that says
+    // how they stand, and folds away.
+    const group = lastTurn(panel).locator('.jp-AgentPanel-toolGroup');
+    const head = group.locator('.jp-AgentPanel-toolGroupHead');
+    await expect(head).toHaveText('2 tool calls (2 wait for your review)');
+    await expect(group.locator('.jp-AgentPanel-tool')).toHaveCount(2);
+    await head.click();
+    await expect(head).toHaveAttribute('aria-expanded', 'false');
+    await expect(group.locator('.jp-AgentPanel-tool').first()).toBeHidden();
+    await head.press('Enter');
+    await expect(head).toHaveAttribute('aria-expanded', 'true');
+    await expect(group.locator('.jp-AgentPanel-tool')).toHaveText([
+      /^write_file\(/,
+      /^execute\(/
+    ]);
     await expect(review.locator('.jp-AgentPanel-approveAll')).toBeVisible();
     await expect(review.locator('.jp-AgentPanel-rejectAll')).toBeVisible();
     const submit = review.locator('.jp-AgentPanel-reviewSubmit');

@@ -55,7 +55,7 @@ export function toolLabel(
   const done = card.status === 'success' && !isRefusal(result);
   const words = new LabelWords(trans, args, result, done);
   const known = KNOWN[card.name];
-  if (known) {
+  if (known && (known.needs ?? []).every(key => words.text(key) !== '')) {
     return { icon: known.icon, parts: known.say(words) };
   }
   if (card.title) {
@@ -170,6 +170,11 @@ class LabelWords {
 
 interface IKnownTool {
   icon: LabIcon;
+  /**
+   * The string arguments its words need: another agent's tool of the same
+   * name and other arguments is shown as `name(args)`.
+   */
+  needs?: readonly string[];
   say(words: LabelWords): LabelPart[];
 }
 
@@ -315,10 +320,12 @@ const KNOWN: Record<string, IKnownTool> = {
   },
   read_file: {
     icon: fileIcon,
+    needs: ['file_path'],
     say: w => w.say(w.trans.__('Read %1', w.file()))
   },
   write_file: {
     icon: editIcon,
+    needs: ['file_path'],
     say: w =>
       w.done
         ? w.say(w.trans.__('Wrote %1', w.file()))
@@ -326,6 +333,7 @@ const KNOWN: Record<string, IKnownTool> = {
   },
   edit_file: {
     icon: editIcon,
+    needs: ['file_path'],
     say: w =>
       w.done
         ? w.say(w.trans.__('Edited %1', w.file()))
@@ -333,6 +341,7 @@ const KNOWN: Record<string, IKnownTool> = {
   },
   delete: {
     icon: deleteIcon,
+    needs: ['file_path'],
     say: w =>
       w.done
         ? w.say(w.trans.__('Deleted %1', w.file()))
@@ -340,6 +349,7 @@ const KNOWN: Record<string, IKnownTool> = {
   },
   glob: {
     icon: searchIcon,
+    needs: ['pattern'],
     say: w =>
       w.done
         ? w.say(w.trans.__('Found the files matching %1', w.text('pattern')))
@@ -347,6 +357,7 @@ const KNOWN: Record<string, IKnownTool> = {
   },
   grep: {
     icon: searchIcon,
+    needs: ['pattern'],
     say: w =>
       w.done
         ? w.say(w.trans.__('Searched the files for “%1”', w.text('pattern')))
@@ -354,6 +365,7 @@ const KNOWN: Record<string, IKnownTool> = {
   },
   task: {
     icon: usersIcon,
+    needs: ['description'],
     say: w =>
       w.done
         ? w.say(
