@@ -251,6 +251,9 @@ class FakeNotebook {
   activeCell() {
     return { index: 0, selectedText: '' };
   }
+  mimeTypeOf(cellType: string): string {
+    return cellType === 'code' ? 'text/x-ipython' : 'text/x-ipythongfm';
+  }
   kernel() {
     return null;
   }
@@ -318,7 +321,12 @@ function setUp() {
   const review = async (
     outcome: Parameters<ChangeReviews['decide']>[1]
   ): Promise<void> => {
-    while (reviews.pending.length === 0) {
+    // Microtasks only, so a bounded wait: a call that failed before its
+    // review fails the test instead of spinning forever.
+    for (let tries = 0; reviews.pending.length === 0; tries++) {
+      if (tries > 1000) {
+        throw new Error('No review appeared: the call ended before it.');
+      }
       await Promise.resolve();
     }
     reviews.decide(reviews.pending[0].id, outcome);

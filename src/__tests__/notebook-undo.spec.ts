@@ -54,6 +54,9 @@ class FakeNotebook {
   assertWritable(): void {
     return;
   }
+  mimeTypeOf(): string {
+    return 'text/x-ipython';
+  }
   insert(index: number, cell: nbformat.ICell): string {
     const id = (cell as { id?: string }).id ?? `new-${this.cells.length}`;
     this.cells.splice(index, 0, {
