@@ -5,8 +5,6 @@
 const { execFileSync } = require('child_process');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
-const port = process.env.AGENT_PANEL_UI_PORT || '8899';
-
 /** A free port on 127.0.0.1, chosen once here and inherited by the lab and the workers. */
 function freePortOnce(variable) {
   if (!process.env[variable]) {
@@ -22,6 +20,8 @@ function freePortOnce(variable) {
 // The LangGraph Agent Server of deployment.spec.ts, and the scripted
 // OpenAI-compatible server of builtin-agent.spec.ts (jupyter_server_test_config.py
 // names both to the lab).
+// The lab too: a lab left running elsewhere on 8899 must not stop the run.
+const port = freePortOnce('AGENT_PANEL_UI_PORT');
 const agentServerPort = freePortOnce('AGENT_PANEL_AGENT_SERVER_PORT');
 const openaiPort = freePortOnce('AGENT_PANEL_OPENAI_PORT');
 
