@@ -2,3 +2,4 @@ import './base.css';
 import './tool-cards.css';
 import './workflow.css';
 import './conversations.css';
+import './settings-form.css';

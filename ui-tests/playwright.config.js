@@ -3,6 +3,9 @@
  * Debian's Chromium (Playwright cannot download browsers here).
  */
 const { execFileSync } = require('child_process');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
 const baseConfig = require('@jupyterlab/galata/lib/playwright-config');
 
 /** A free port on 127.0.0.1, chosen once here and inherited by the lab and the workers. */
@@ -24,6 +27,14 @@ function freePortOnce(variable) {
 const port = freePortOnce('AGENT_PANEL_UI_PORT');
 const agentServerPort = freePortOnce('AGENT_PANEL_AGENT_SERVER_PORT');
 const openaiPort = freePortOnce('AGENT_PANEL_OPENAI_PORT');
+// The lab's user settings in a folder of this run (JupyterLab reads
+// $JUPYTERLAB_SETTINGS_DIR): settings-form.spec.ts reads the file the Settings
+// Editor writes, and no run sees the user's own settings or another run's.
+if (!process.env.JUPYTERLAB_SETTINGS_DIR) {
+  process.env.JUPYTERLAB_SETTINGS_DIR = fs.mkdtempSync(
+    path.join(os.tmpdir(), 'agent-panel-ui-settings-')
+  );
+}
 
 module.exports = {
   ...baseConfig,

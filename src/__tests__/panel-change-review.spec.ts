@@ -161,6 +161,44 @@ describe('ChangeReviewsView', () => {
     view.dispose();
   });
 
+  it('gives the focus a keyboard decision took away to the next review, unless the user moved it', async () => {
+    const { reviews, view, outcome, click } = setUp();
+    document.body.appendChild(view.node);
+    // jsdom lays nothing out, and has no scrollIntoView.
+    Element.prototype.scrollIntoView = jest.fn();
+    const apply = () =>
+      view.node.querySelector<HTMLButtonElement>('.jp-AgentPanel-changeApply');
+    apply()!.focus();
+    click('.jp-AgentPanel-changeApply');
+    await outcome;
+    expect(document.activeElement).toBe(document.body);
+    void reviews.ask(
+      { ...edit, tool: 'run_cell', kind: 'run' },
+      new AbortController().signal
+    );
+    expect(document.activeElement).toBe(apply());
+
+    // Focus the user put elsewhere stays there.
+    const elsewhere = document.createElement('input');
+    document.body.appendChild(elsewhere);
+    click('.jp-AgentPanel-changeApply');
+    elsewhere.focus();
+    void reviews.ask(edit, new AbortController().signal);
+    expect(document.activeElement).toBe(elsewhere);
+    elsewhere.remove();
+
+    // A mouse click (a pointer count) leaves the next review unfocused.
+    apply()!.focus();
+    apply()!.dispatchEvent(
+      new MouseEvent('click', { bubbles: true, detail: 1 })
+    );
+    void reviews.ask(edit, new AbortController().signal);
+    expect(document.activeElement).toBe(document.body);
+    view.dispose();
+    view.node.remove();
+    delete (Element.prototype as Partial<Element>).scrollIntoView;
+  });
+
   it('offers no Edit for a deletion, which shows what goes', () => {
     const { view, card } = setUp({
       ...edit,

@@ -1,20 +1,54 @@
 /**
  * What JupyterLab's Settings Editor gets of the settings and writes back.
  *
+ * "Default endpoint" is picked among the endpoints the settings define, so
+ * the form offers their names (`defaultEndpointChoices`) rather than free text.
+ *
  * Its form saves the whole composite whenever one field changes: every
  * property, defaults included (`SettingsFormEditor` in
  * `@jupyterlab/settingeditor`). Kept as written, that would pin today's
  * defaults in the user's settings, so `formWrittenChanges` cuts such a write
  * down to what the user changed.
  */
-import { nullTranslator } from '@jupyterlab/translation';
+import {
+  nullTranslator,
+  type TranslationBundle
+} from '@jupyterlab/translation';
 import { isObject, type JsonObject, sameJson } from '../wire/json';
 import {
   BUILT_IN_ENDPOINTS,
   parseEndpoint,
   sameEndpoint
 } from './endpoint-settings';
+import { parseSettings } from './settings';
 import { FieldReader } from './settings-fields';
+
+/** One option of the Settings Editor's "Default endpoint" select. */
+export interface IEndpointChoice {
+  value: string;
+  label: string;
+}
+
+/**
+ * The names "Default endpoint" can take with these settings, in the order of
+ * the panel's header; a current value no endpoint has stays, marked, so the
+ * form shows what is saved.
+ */
+export function defaultEndpointChoices(
+  composite: unknown,
+  current: unknown,
+  trans: TranslationBundle
+): IEndpointChoice[] {
+  const { endpoints } = parseSettings(composite, trans).settings;
+  const choices = endpoints.map(({ name }) => ({ value: name, label: name }));
+  if (typeof current === 'string' && !endpoints.some(e => e.name === current)) {
+    choices.push({
+      value: current,
+      label: trans.__('%1 (no endpoint has this name)', current)
+    });
+  }
+  return choices;
+}
 
 /**
  * The user settings without what the form filled in, or null when they are

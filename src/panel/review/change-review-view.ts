@@ -34,12 +34,15 @@ export class ChangeReviewsView extends Widget {
     this._allowed.className = 'jp-AgentPanel-alwaysAllowed';
     this._cardsNode = document.createElement('div');
     this.node.append(this._cardsNode, this._allowed);
-    this.node.addEventListener('click', this);
+    // Capture: the click is seen before a card's decision re-renders.
+    this.node.addEventListener('click', this, true);
     _reviews.changed.connect(this._render, this);
     this._render();
   }
 
   handleEvent(event: Event): void {
+    // Enter or Space on a button clicks it with no pointer count.
+    this._byKeyboard = (event as MouseEvent).detail === 0;
     const target = (event.target as Element).closest<HTMLButtonElement>(
       '[data-revoke]'
     );
@@ -63,7 +66,7 @@ export class ChangeReviewsView extends Widget {
     if (this.isDisposed) {
       return;
     }
-    this.node.removeEventListener('click', this);
+    this.node.removeEventListener('click', this, true);
     this._reviews.changed.disconnect(this._render, this);
     this._cards.forEach(card => card.dispose());
     this._cards.clear();
@@ -75,6 +78,11 @@ export class ChangeReviewsView extends Widget {
     const ids = new Set(pending.map(review => review.id));
     for (const [id, card] of this._cards) {
       if (!ids.has(id)) {
+        // A decision made with the keyboard took the focus with its card: the
+        // next review gets it. Not after a mouse click, where a key pressed
+        // to scroll would decide a change not yet seen.
+        this._refocus ||=
+          this._byKeyboard && card.node.contains(document.activeElement);
         card.dispose();
         this._cards.delete(id);
       }
@@ -93,6 +101,13 @@ export class ChangeReviewsView extends Widget {
     }
     this._renderAllowed();
     this.node.hidden = pending.length === 0 && this._allowed.hidden;
+    if (this._refocus && pending.length > 0) {
+      this._refocus = false;
+      // Unless the user put the focus somewhere meanwhile.
+      if (!document.activeElement || document.activeElement === document.body) {
+        this.showFirst();
+      }
+    }
   }
 
   private _renderAllowed(): void {
@@ -117,6 +132,8 @@ export class ChangeReviewsView extends Widget {
   private readonly _allowed: HTMLDivElement;
   private readonly _cardsNode: HTMLDivElement;
   private readonly _cards = new Map<string, ChangeReviewCard>();
+  private _byKeyboard = false;
+  private _refocus = false;
 }
 
 /** One proposed change, until it is decided. */
