@@ -42,7 +42,11 @@ async function openForm(page: IJupyterLabPageFixture): Promise<Locator> {
   return form;
 }
 
+// Each test starts from no user settings, and leaves none to the run's other specs.
 test.beforeEach(() => {
+  fs.rmSync(SETTINGS_FILE, { force: true });
+});
+test.afterAll(() => {
   fs.rmSync(SETTINGS_FILE, { force: true });
 });
 
