@@ -2,7 +2,7 @@
  * Accessibility measured (issue 33 item 7): axe-core over the panel's main
  * states — empty, a pending diff review, a turn with tools, the
  * conversation list — and over the Settings Editor's form for the panel, in
- * the light and the dark theme: no serious or critical violation in our
+ * the light, the dark and the dark high-contrast theme: no serious or critical violation in our
  * markup. Text contrast is also computed where axe cannot tell (text on the
  * diff's coloured lines, whose highlighted spans axe does not weigh against
  * the row's background), and a review is done with the keyboard alone.
@@ -33,6 +33,12 @@ import {
 } from './review-panel-helpers';
 
 const DEMO = 'Notebook demo';
+/** The themes JupyterLab ships: the high-contrast one too, which the issue names. */
+const A11Y_THEMES = {
+  ...THEMES,
+  'dark high contrast': (page: IJupyterLabPageFixture) =>
+    page.theme.setTheme('JupyterLab Dark High Contrast')
+};
 /**
  * JupyterLab's `ToolbarButton`: its `<jp-button>` (the UI toolkit's custom
  * element, which axe does not know as a button) always has `aria-pressed`.
@@ -87,14 +93,14 @@ interface IFinding {
   summary: string;
 }
 
-/** Serious and critical axe findings inside `selector`, in both themes. */
+/** Serious and critical axe findings inside `selector`, in each theme. */
 async function findings(
   page: IJupyterLabPageFixture,
   selector: string,
   state: string
 ): Promise<IFinding[]> {
   const found: IFinding[] = [];
-  for (const [theme, apply] of Object.entries(THEMES)) {
+  for (const [theme, apply] of Object.entries(A11Y_THEMES)) {
     await apply(page);
     const results = await new AxeBuilder({ page: playwrightPage(page) })
       .include(selector)
@@ -184,7 +190,7 @@ async function contrasts(
   });
 }
 
-test('the panel has no serious or critical axe finding in any state, light or dark', async ({
+test('the panel has no serious or critical axe finding in any state, light, dark or high contrast', async ({
   page
 }, testInfo) => {
   await notebookWith(page, 'a11y.ipynb', 'x = 1');
@@ -198,7 +204,7 @@ test('the panel has no serious or critical axe finding in any state, light or da
   all.push(...(await findings(page, '#jp-agent-panel', 'review pending')));
 
   // The diff's text against its line's background, where axe cannot tell.
-  for (const [theme, apply] of Object.entries(THEMES)) {
+  for (const [theme, apply] of Object.entries(A11Y_THEMES)) {
     await apply(page);
     const ratios = await contrasts(
       insert.locator('.jp-AgentPanel-diffLine, .jp-AgentPanel-diffText span')
@@ -219,7 +225,7 @@ test('the panel has no serious or critical axe finding in any state, light or da
     .click();
   await waitIdle(panel);
   await expect(panel.locator('.jp-AgentPanel-tool:visible')).toHaveCount(2);
-  for (const [theme, apply] of Object.entries(THEMES)) {
+  for (const [theme, apply] of Object.entries(A11Y_THEMES)) {
     await apply(page);
     const ratios = await contrasts(
       panel.locator(
