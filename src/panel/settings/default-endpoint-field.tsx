@@ -26,6 +26,7 @@ export function defaultEndpointField(
         return;
       }
       const follow = () => setComposite(settings.composite);
+      follow();
       settings.changed.connect(follow);
       return () => {
         settings.changed.disconnect(follow);
