@@ -9,6 +9,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 export const PLUGIN_ID = 'jupyterlab-agent-panel:plugin';
+/** The endpoints the panel offers after the settings' own (contracts/endpoint-settings.ts). */
+export const BUILT_IN_NAMES = [
+  'Built-in agent (server)',
+  'Notebook kernel',
+  'Notebook demo (server)'
+];
 export const SCREENSHOTS = path.resolve(__dirname, '..', 'screenshots');
 /** The README's and the user guide's images, rewritten by the tests that show them. */
 export const DOC_IMAGES = path.resolve(__dirname, '..', '..', 'docs', 'images');

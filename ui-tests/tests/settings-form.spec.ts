@@ -8,7 +8,7 @@ import * as path from 'path';
 
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
-import { openPanel, PLUGIN_ID } from './review-panel-helpers';
+import { BUILT_IN_NAMES, openPanel, PLUGIN_ID } from './review-panel-helpers';
 
 test.use({ mockSettings: false });
 
@@ -19,16 +19,20 @@ const SETTINGS_FILE = path.join(
   'plugin.jupyterlab-settings'
 );
 
-const BUILT_IN_NAMES = [
-  'Built-in agent (server)',
-  'Notebook kernel',
-  'Notebook demo (server)'
-];
-
+/**
+ * The settings file as JSON; its text while it is not JSON, as when it is
+ * read in the middle of the server's write (not atomic), so the poll goes on.
+ */
 function savedSettings(): unknown {
-  return fs.existsSync(SETTINGS_FILE)
-    ? JSON.parse(fs.readFileSync(SETTINGS_FILE, 'utf-8'))
-    : null;
+  if (!fs.existsSync(SETTINGS_FILE)) {
+    return null;
+  }
+  const text = fs.readFileSync(SETTINGS_FILE, 'utf-8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 async function openForm(page: IJupyterLabPageFixture): Promise<Locator> {

@@ -15,6 +15,7 @@ import {
 } from '@jupyterlab/galata';
 import type { Locator, Page } from '@playwright/test';
 import {
+  BUILT_IN_NAMES,
   lastTurn,
   openPanel,
   PLUGIN_ID,
@@ -37,13 +38,6 @@ const [RECORDER_PORT, CLOSED_PORT] = JSON.parse(
     ].join('\n')
   ]).toString()
 ) as number[];
-
-/** The endpoints the panel offers after the settings' own (contracts/endpoint-settings.ts). */
-const BUILT_IN_NAMES = [
-  'Built-in agent (server)',
-  'Notebook kernel',
-  'Notebook demo (server)'
-];
 
 const ENDPOINTS = [
   { name: 'Demo', transport: 'http', url: 'agent-panel/' },
