@@ -4,7 +4,7 @@
  * change review cards and the agent's answer.
  */
 import { expect, IJupyterLabPageFixture } from '@jupyterlab/galata';
-import type { Locator } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { lastTurn, waitIdle } from './review-panel-helpers';
 
 /** The review card of `tool`'s proposal. */
@@ -20,7 +20,7 @@ export async function answer(panel: Locator): Promise<Locator> {
 
 /** The cells of the notebook at `file` (the current one when absent), read from its live model. */
 export async function cells(
-  page: IJupyterLabPageFixture,
+  page: Pick<Page, 'evaluate'>,
   file?: string
 ): Promise<{ source: string; metadata: Record<string, any> }[]> {
   return page.evaluate(wanted => {

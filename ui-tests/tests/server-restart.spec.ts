@@ -8,12 +8,13 @@
  * the thread, the panel says the agent no longer remembers it.
  */
 import { expect, test } from '@jupyterlab/galata';
-import { spawn, type ChildProcess } from 'child_process';
+import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
 import { playwrightPage } from './fault-server';
+import { startLab, stopLab } from './lab-process';
 import {
   freePort,
   graphEndpoint,
@@ -22,13 +23,11 @@ import {
   resumeLog,
   send,
   startFresh,
-  waitForUrl,
   waitIdle
 } from './review-panel-helpers';
 
 const PORT = freePort();
 const STATE = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-panel-restart-'));
-const UI_TESTS = path.resolve(__dirname, '..');
 
 test.use({
   baseURL: `http://127.0.0.1:${PORT}`,
@@ -41,46 +40,14 @@ test.use({
   terminals: null
 });
 
-/** `jupyter lab` with the UI tests' config, on PORT, the shared STATE and one root folder. */
-async function startLab(...options: string[]): Promise<ChildProcess> {
-  const root = path.join(STATE, 'root');
-  fs.mkdirSync(root, { recursive: true });
-  const lab = spawn(
-    'jupyter',
-    [
-      'lab',
-      '--config',
-      'jupyter_server_test_config.py',
-      `--ServerApp.root_dir=${root}`,
-      ...options
-    ],
-    {
-      cwd: UI_TESTS,
-      env: {
-        ...process.env,
-        AGENT_PANEL_UI_PORT: `${PORT}`,
-        AGENT_PANEL_UI_STATE: STATE
-      },
-      stdio: ['ignore', 'ignore', 'inherit']
-    }
-  );
-  await waitForUrl(`http://127.0.0.1:${PORT}/api/status`);
-  return lab;
-}
-
-async function stopLab(lab: ChildProcess): Promise<void> {
-  if (lab.exitCode !== null) {
-    return;
-  }
-  const exited = new Promise(resolve => lab.once('exit', resolve));
-  lab.kill('SIGTERM');
-  await exited;
+function startRestartLab(...options: string[]): Promise<ChildProcess> {
+  return startLab({ port: PORT, state: STATE, options });
 }
 
 let lab: ChildProcess;
 
 test.beforeAll(async () => {
-  lab = await startLab();
+  lab = await startRestartLab();
 });
 
 test.afterAll(async () => {
@@ -101,7 +68,7 @@ test('a server restart during a review: the answer resumes the run and the agent
   await expect(lastTurn(panel).locator('[data-verb="approve"]')).toBeVisible();
 
   await stopLab(lab);
-  lab = await startLab();
+  lab = await startRestartLab();
   await page.reload();
 
   panel = await openPanel(page);
@@ -130,7 +97,7 @@ test('a server restart during a review: the answer resumes the run and the agent
   // A server whose agents keep threads in its process only: after this
   // restart the agent has forgotten the thread, and the panel says so.
   await stopLab(lab);
-  lab = await startLab('--AgentPanel.checkpointer_url=memory');
+  lab = await startRestartLab('--AgentPanel.checkpointer_url=memory');
   await page.reload();
   panel = await openPanel(page);
   await expect(
