@@ -68,6 +68,10 @@ class AgentHost:
         """The agent, loaded on first use in a thread of its own (:class:`~.agent_loader.AgentLoader`)."""
         return await self._loader.get()
 
+    async def health(self) -> dict:
+        """The ``GET health`` answer (docs/protocol.md §6.1)."""
+        return (await self.loaded_agent()).health()
+
     @property
     def worker(self) -> WorkerLoop:
         """The event loop this agent's turns run on, started with the first one."""

@@ -10,9 +10,12 @@ the browser only ever talks to this server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
 import os
+import time
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Optional
+from typing import Any, AsyncIterator, Iterator, Optional
 
 from .agent_host import AgentHost, ExtractorUnavailable
 from .deployment_frames import RunFrames, paused_calls
@@ -22,6 +25,9 @@ from .graph import LoadedAgent
 DEPLOYMENT_KEYS = {"url", "assistant_id", "api_key", "api_key_env", "extractors"}
 STREAM_MODES = ["messages-tuple", "updates"]
 CHECK_SECONDS = 10.0
+# How long a deployment's answer to GET /ok stands for its health; a request that fails to
+# reach it has health ask again at once.
+RECHECK_SECONDS = 15.0
 READ_SECONDS = 300.0  # langgraph-sdk's own read timeout
 PANEL_CLIENT = "jupyterlab-agent-panel"
 IN_FLIGHT = ("running", "pending")
@@ -87,6 +93,30 @@ class DeploymentAgent:
         # Threads whose turn Stop ended: their run is cancelled on the deployment too. Added on
         # tornado's loop before the turn's task is cancelled, read here; a set's add is atomic.
         self.stopped: set = set()
+        # Why GET /ok failed when last asked (None: it answered), and when that was.
+        self._problem: Optional[str] = None
+        self._checked_at = time.monotonic()
+
+    def suspect(self) -> None:
+        """A request failed to reach the deployment: the next :meth:`problem` asks it again."""
+        self._checked_at = -math.inf
+
+    @contextlib.contextmanager
+    def failures_noted(self) -> Iterator[None]:
+        """A failure of the requests inside (refused, timed out, 5xx...) makes the deployment suspect."""
+        try:
+            yield
+        except Exception:
+            self.suspect()
+            raise
+
+    async def problem(self) -> Optional[str]:
+        """Why the deployment cannot serve now, or ``None``: its last answer to ``GET /ok``,
+        asked again while it fails, once older than RECHECK_SECONDS, or after a request failed."""
+        if self._problem is not None or time.monotonic() - self._checked_at >= RECHECK_SECONDS:
+            self._problem = await ok_problem(self.client, self.spec)
+            self._checked_at = time.monotonic()
+        return self._problem
 
     async def run_in_flight(self, thread_id: str) -> Optional[str]:
         """The id of the run still going on the thread (left by a reload or a restart), or ``None``."""
@@ -194,6 +224,16 @@ class DeploymentHost(AgentHost):
     def _graph_file(self) -> None:
         return None
 
+    async def health(self) -> dict:
+        """The check of :func:`connect`, and then whether the deployment still answers
+        (:meth:`DeploymentAgent.problem`): a deployment that went away is not ready."""
+        loaded = await self.loaded_agent()
+        agent = self._connected
+        problem = await self.on_loop(agent.problem()) if loaded.ready and agent is not None else None
+        if problem is None:
+            return loaded.health()
+        return {**loaded.health(), "status": "unreachable", "ready": False, "message": problem}
+
     def stop_requested(self, thread_id: str) -> None:
         if self._connected is not None:
             self._connected.stopped.add(thread_id)
@@ -222,28 +262,19 @@ async def connect(spec: DeploymentSpec, extractors: list) -> LoadedAgent:
     """The deployment checked (``GET /ok``, the assistant exists) and ready, or why it is not."""
     import httpx
     from langgraph_sdk import get_client
-    from langgraph_sdk.errors import APIStatusError
 
     # Connecting gives up after CHECK_SECONDS; a reply (a large thread's state) may take longer.
     timeout = httpx.Timeout(connect=CHECK_SECONDS, read=READ_SECONDS, write=CHECK_SECONDS, pool=CHECK_SECONDS)
     client = get_client(url=spec.url, api_key=spec.key(), timeout=timeout)
-    problem, name = None, None
-    try:
-        ok = await client.http.get("/ok")
-        if not isinstance(ok, dict) or ok.get("ok") is not True:
-            problem = f"{spec.url}/ok did not answer {{\"ok\": true}}: it is not a LangGraph Agent Server"
-        else:
+    name = None
+    problem = await ok_problem(client, spec)
+    if problem is None:
+        try:
             name = await _assistant_name(client, spec.assistant_id)
             if name is None:
                 problem = f"The Agent Server at {spec.url} has no assistant or graph {spec.assistant_id!r}"
-    except APIStatusError as exc:
-        status = getattr(getattr(exc, "response", None), "status_code", None)
-        if status in (401, 403):
-            problem = f"The Agent Server at {spec.url} refused the key ({status}): check api_key / api_key_env"
-        else:
-            problem = f"{spec.url} answered {status}: it is not a LangGraph Agent Server ({exc})"
-    except Exception as exc:  # noqa: BLE001 - connection refused, DNS, timeout, not JSON...
-        problem = f"The Agent Server at {spec.url} is unreachable: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - as for GET /ok
+            problem = _request_problem(spec, exc)
     if problem is not None:
         await client.aclose()
         return LoadedAgent(spec=spec.label, status="agent_not_loaded", error=problem)
@@ -255,6 +286,29 @@ async def connect(spec: DeploymentSpec, extractors: list) -> LoadedAgent:
         stream=deployment_frames,
         join=joined_frames,
     )
+
+
+async def ok_problem(client: Any, spec: DeploymentSpec) -> Optional[str]:
+    """Why the deployment's ``GET /ok`` does not say it is an Agent Server that serves, or ``None``."""
+    try:
+        ok = await client.http.get("/ok")
+    except Exception as exc:  # noqa: BLE001 - connection refused, DNS, timeout, not JSON, 4xx/5xx...
+        return _request_problem(spec, exc)
+    if not isinstance(ok, dict) or ok.get("ok") is not True:
+        return f"{spec.url}/ok did not answer {{\"ok\": true}}: it is not a LangGraph Agent Server"
+    return None
+
+
+def _request_problem(spec: DeploymentSpec, exc: Exception) -> str:
+    """What a failed request to the deployment says of it."""
+    from langgraph_sdk.errors import APIStatusError
+
+    if isinstance(exc, APIStatusError):
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        if status in (401, 403):
+            return f"The Agent Server at {spec.url} refused the key ({status}): check api_key / api_key_env"
+        return f"{spec.url} answered {status}: it is not a LangGraph Agent Server ({exc})"
+    return f"The Agent Server at {spec.url} is unreachable: {type(exc).__name__}: {exc}"
 
 
 async def _assistant_name(client: Any, assistant_id: str) -> Optional[str]:
@@ -289,23 +343,24 @@ async def deployment_frames(
     client, spec = agent.client, agent.spec
     agent.stopped.discard(thread_id)  # a Stop that came when no turn ran
     metadata = {**agent.panel_metadata(owner), "title": title_of(message)}
-    await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
     if resume is None:
         run_input = {"input": {"messages": [{"role": "user", "content": message}]}}
     else:
         run_input = {"command": {"resume": resume}}
-    frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=resume is not None)
-    # Resumable and kept on a lost client, so that a reload can join it (joined_frames).
-    parts = client.runs.stream(
-        thread_id,
-        spec.assistant_id,
-        **run_input,
-        stream_mode=STREAM_MODES,
-        stream_resumable=True,
-        on_disconnect="continue",
-    )
-    async for frame in _streamed(agent, thread_id, parts, frames):
-        yield frame
+    with agent.failures_noted():
+        await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
+        frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=resume is not None)
+        # Resumable and kept on a lost client, so that a reload can join it (joined_frames).
+        parts = client.runs.stream(
+            thread_id,
+            spec.assistant_id,
+            **run_input,
+            stream_mode=STREAM_MODES,
+            stream_resumable=True,
+            on_disconnect="continue",
+        )
+        async for frame in _streamed(agent, thread_id, parts, frames):
+            yield frame
 
 
 async def joined_frames(
@@ -313,11 +368,12 @@ async def joined_frames(
 ) -> AsyncIterator[dict]:
     """The run still going on the thread, replayed from its start, then followed to its end."""
     agent.stopped.discard(thread_id)
-    frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=True)
-    frames.run_id = run_id
-    parts = agent.client.runs.join_stream(thread_id, run_id, last_event_id=REPLAY_FROM_START)
-    async for frame in _streamed(agent, thread_id, parts, frames):
-        yield frame
+    with agent.failures_noted():
+        frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=True)
+        frames.run_id = run_id
+        parts = agent.client.runs.join_stream(thread_id, run_id, last_event_id=REPLAY_FROM_START)
+        async for frame in _streamed(agent, thread_id, parts, frames):
+            yield frame
 
 
 async def _run_frames(
@@ -337,7 +393,7 @@ async def _streamed(agent: DeploymentAgent, thread_id: str, parts: Any, frames: 
     try:
         async for part in parts:
             if part.event == "error":
-                yield {"status": "error", "message": _error_text(part.data)}
+                yield {"status": "error", "error": _error_text(part.data)}
                 finished = True
                 return
             for frame in frames.feed(part.event, part.data):

@@ -313,8 +313,7 @@ class HealthHandler(PanelHandler):
         except Rejected as rejected:
             self.reply_rejected(rejected)
             return
-        loaded = await host.loaded_agent()
-        self.finish(json.dumps(loaded.health()))
+        self.finish(json.dumps(await host.health()))
 
 
 class ModelsHandler(PanelHandler):
@@ -338,10 +337,9 @@ class AgentListHandler(PanelHandler):
         the default agent first. Loads every agent not loaded yet, all at once, so
         ``ready`` is the truth, not a guess, within one load timeout."""
         hosts = self.panel.hosts
-        loaded = await asyncio.gather(*(host.loaded_agent() for host in hosts))
+        answers = await asyncio.gather(*(host.health() for host in hosts))
         agents = []
-        for host, agent in zip(hosts, loaded, strict=True):
-            health = agent.health()
+        for host, health in zip(hosts, answers, strict=True):
             entry = {"name": host.name, "url": agent_url(host)}
             entry.update((key, health[key]) for key in ("spec", "ready", "status", "message"))
             if "agent_name" in health:

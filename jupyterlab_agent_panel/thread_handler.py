@@ -154,6 +154,7 @@ async def ask(host: AgentHost, deployment: Any, work: Coroutine, about: str) -> 
     try:
         return await host.on_loop(work)
     except Exception as exc:  # noqa: BLE001 - refused, timed out, answered 5xx...
+        deployment.suspect()
         raise Rejected(503, "no_agent", f"Could not ask {deployment.kind} {about}: {exc}") from exc
 
 

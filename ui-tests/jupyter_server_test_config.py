@@ -30,7 +30,13 @@ c.AgentPanel.agents = {  # noqa: F821
 # The LangGraph Agent Server playwright.config.js starts (deployment.spec.ts).
 AGENT_SERVER = f"http://127.0.0.1:{os.environ.get('AGENT_PANEL_AGENT_SERVER_PORT', '1')}"
 c.AgentPanel.deployments = {  # noqa: F821
-    f"team-{graph}": {"url": AGENT_SERVER, "assistant_id": graph} for graph in ("remembering", "hitl", "ticking")
+    f"team-{graph}": {"url": AGENT_SERVER, "assistant_id": graph}
+    for graph in ("remembering", "hitl", "ticking", "failing")
+}
+# A deployment on a port of its own, which deployment.spec.ts starts and stops.
+c.AgentPanel.deployments["team-comeback"] = {  # noqa: F821
+    "url": f"http://127.0.0.1:{os.environ.get('AGENT_PANEL_COMEBACK_PORT', '1')}",
+    "assistant_id": "remembering",
 }
 # The built-in agent's models (builtin-agent.spec.ts): the scripted OpenAI-compatible server
 # playwright.config.js starts, as a user names a local server; no default model, so the

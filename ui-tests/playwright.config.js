@@ -26,6 +26,8 @@ function freePortOnce(variable) {
 // The lab too: a lab left running elsewhere on 8899 must not stop the run.
 const port = freePortOnce('AGENT_PANEL_UI_PORT');
 const agentServerPort = freePortOnce('AGENT_PANEL_AGENT_SERVER_PORT');
+// A deployment deployment.spec.ts starts and stops itself.
+freePortOnce('AGENT_PANEL_COMEBACK_PORT');
 const openaiPort = freePortOnce('AGENT_PANEL_OPENAI_PORT');
 // The lab's user settings in a folder of this run (JupyterLab reads
 // $JUPYTERLAB_SETTINGS_DIR): settings-form.spec.ts reads the file the Settings

@@ -26,6 +26,7 @@ UI_GRAPHS = Path(__file__).resolve().parents[2] / "ui-tests" / "graphs"
 SERVED = {
     "remembering": f"{UI_GRAPHS / 'remembering.py'}:graph",
     "hitl": f"{UI_GRAPHS / 'hitl.py'}:graph",
+    "failing": f"{UI_GRAPHS / 'failing.py'}:graph",
     "slow": f"{GRAPHS / 'slow.py'}:graph",
     "ticking": f"{UI_GRAPHS / 'slow.py'}:graph",
     "demo": f"{GRAPHS / 'demo_tools.py'}:graph",

@@ -12,6 +12,7 @@ import pytest
 from agent_server import SERVED, TEAM_KEY, AgentServer
 from deployment_helpers import lose_the_client, runs_on
 from helpers import assert_one_terminal_last, text_of
+from jupyterlab_agent_panel import deployment
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
 from jupyterlab_agent_panel.panel import AgentPanel
 from server_process import free_port
@@ -19,6 +20,7 @@ from server_process import free_port
 APPROVE = [{"type": "approve"}]
 DEMO_EXTRACTORS = "langstage_core.demo.tools:demo_extractors"
 VANISHING_PORT = free_port()  # a deployment one test starts, and stops once the panel checked it
+COMEBACK_PORT = free_port()  # a deployment one test starts, stops and starts again
 RESUME_APPROVED = ("resume", {"decisions": APPROVE})
 COMPLETE = {"status": "complete", "outcome": "complete"}
 INTERRUPTED = {"status": "complete", "outcome": "interrupted"}
@@ -52,13 +54,15 @@ def agent_panel_config(agent_server, keyed_server, monkeypatch):
             "ticking": {"url": agent_server, "assistant_id": "ticking"},
             "demo": {"url": agent_server, "assistant_id": "demo", "extractors": [DEMO_EXTRACTORS]},
             "notebook": {"url": agent_server, "assistant_id": "notebook"},
+            "failing": {"url": agent_server, "assistant_id": "failing"},
             "missing": {"url": agent_server, "assistant_id": "nope"},
             "elsewhere": {"url": f"{agent_server}/not-here", "assistant_id": "remembering"},
             "down": {"url": "http://127.0.0.1:1", "assistant_id": "remembering"},
             "vanishing": {"url": f"http://127.0.0.1:{VANISHING_PORT}", "assistant_id": "remembering"},
+            "comeback": {"url": f"http://127.0.0.1:{COMEBACK_PORT}", "assistant_id": "remembering"},
         },
         "agents": {
-            **{f"local-{name}": SERVED[name] for name in ("remembering", "hitl", "notebook")},
+            **{f"local-{name}": SERVED[name] for name in ("remembering", "hitl", "notebook", "failing")},
             "local-demo": {"spec": SERVED["demo"], "extractors": [DEMO_EXTRACTORS]},
         },
         "load_retry_seconds": 600,
@@ -266,6 +270,35 @@ async def test_join_on_a_deployment_gone_since_its_check_says_so(jp_fetch, post_
     assert answer["message"].startswith(f"Could not ask Agent Server at {url} for the thread's runs: ")
 
 
+async def test_health_follows_a_deployment_that_stops_and_comes_back(jp_fetch, run_turn, monkeypatch):
+    """Issue 34 item 5: a turn that cannot reach the deployment has health ask it again at once
+    (the answer to GET /ok is otherwise kept RECHECK_SECONDS, here an hour), a deployment that
+    fails is asked again at every check, and a kept answer is asked again once it is old."""
+    monkeypatch.setattr(deployment, "RECHECK_SECONDS", 3600.0)
+    unreachable = f"The Agent Server at http://127.0.0.1:{COMEBACK_PORT} is unreachable: ConnectError"
+    with AgentServer(graphs={"remembering": SERVED["remembering"]}, port=COMEBACK_PORT):
+        assert (await health(jp_fetch, "comeback"))["ready"] is True
+
+    frames = await run_turn("agents/comeback/chat", {"message": "my name is Ada", "thread_id": new_thread()})
+    terminal = assert_one_terminal_last(frames)
+    assert terminal["status"] == "error" and "ConnectError" in terminal["error"], terminal
+    answer = await health(jp_fetch, "comeback")
+    assert (answer["status"], answer["ready"]) == ("unreachable", False)
+    assert answer["message"].startswith(unreachable), answer["message"]
+    listed = json.loads((await jp_fetch("agent-panel", "agents")).body)["agents"]
+    assert next(a for a in listed if a["name"] == "comeback")["status"] == "unreachable"
+
+    with AgentServer(graphs={"remembering": SERVED["remembering"]}, port=COMEBACK_PORT):
+        assert (await health(jp_fetch, "comeback"))["status"] == "healthy"
+        frames = await run_turn("agents/comeback/chat", {"message": "my name is Ada", "thread_id": new_thread()})
+        assert text_of(frames) == "I remember: my name is Ada"
+        monkeypatch.setattr(deployment, "RECHECK_SECONDS", 0.0)
+
+    answer = await health(jp_fetch, "comeback")
+    assert (answer["status"], answer["ready"]) == ("unreachable", False)
+    assert answer["message"].startswith(unreachable), answer["message"]
+
+
 def test_an_invalid_entry_is_left_out_and_says_why(caplog):
     panel = AgentPanel(
         deployments={
@@ -291,6 +324,8 @@ def test_an_invalid_entry_is_left_out_and_says_why(caplog):
         ("remembering", [("chat", {"message": "hi"}), ("chat", {"message": "review it"}), RESUME_APPROVED]),
         ("hitl", [("chat", {"message": "write notes"}), ("resume", {"decisions": [*APPROVE, {"type": "reject"}]})]),
         ("demo", [("chat", {"message": "use a tool"}), ("chat", {"message": "think about it"})]),
+        # The graph's own exception, not "unknown error" (issue 34 item 5).
+        ("failing", [("chat", {"message": "hi"})]),
     ],
 )
 async def test_a_deployment_streams_the_frames_the_same_graph_streams_locally(run_turn, graph, turns):

@@ -189,6 +189,29 @@ describe('ChatPanel status', () => {
     service.dispose();
   });
 
+  it('checks the health again when a turn fails, not when one completes', async () => {
+    const { service, input, key, transport } = panelWith();
+    service.health.start();
+    await Promise.resolve();
+    const check = jest.spyOn(transport, 'checkHealth');
+    typeInto(input, 'hello');
+    key({ key: 'Enter' });
+    transport.lastTurn.sink.frame(frame({ status: 'complete' }));
+    transport.lastTurn.sink.end('done');
+    expect(check).not.toHaveBeenCalled();
+    typeInto(input, 'again');
+    key({ key: 'Enter' });
+    transport.lastTurn.sink.frame(
+      frame({
+        status: 'error',
+        error: 'ConnectError: All connection attempts failed'
+      })
+    );
+    transport.lastTurn.sink.end('done');
+    expect(check).toHaveBeenCalledTimes(1);
+    service.dispose();
+  });
+
   it('shows "Jump to latest" only while the reader is away from the end', () => {
     const { panel, $ } = panelWith();
     const jump = $('.jp-AgentPanel-jump');

@@ -212,6 +212,19 @@ describe('the health answer', () => {
     });
   });
 
+  it('is unreachable when the server says its deployment stopped answering', async () => {
+    const gone = transportAnswering(
+      200,
+      '{"status": "unreachable", "ready": false, "message": "The Agent Server at http://127.0.0.1:1 is unreachable: ConnectError"}'
+    );
+    expect(await gone.transport.checkHealth()).toEqual({
+      state: 'unreachable',
+      message:
+        'The Agent Server at http://127.0.0.1:1 is unreachable: ConnectError',
+      agentName: null
+    });
+  });
+
   it('says nothing of models when the endpoint does not', async () => {
     const graph = transportAnswering(200, '{"ready": true, "message": "ok"}');
     expect(await graph.transport.checkHealth()).toEqual({

@@ -481,10 +481,16 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     }
   }
 
-  private _onStatus(_: ChatModel, status: ChatStatus): void {
+  private _onStatus(model: ChatModel, status: ChatStatus): void {
     if (status !== 'running') {
       this._retiring.forEach(transport => transport.dispose());
       this._retiring.clear();
+      // A failed turn may mean the agent went away: its health says so now,
+      // not at the next periodic check.
+      const last = model.entries[model.entries.length - 1];
+      if (last?.kind === 'turn' && last.state.error) {
+        this._health.refresh();
+      }
     }
   }
 

@@ -95,6 +95,8 @@ export async function fetchHealth(
 export interface IChunkWireHealth {
   /** `ready` when it is a boolean: else this is no chunk-wire health. */
   ready: boolean | null;
+  /** `status` is `unreachable`: the agent (a deployment) stopped answering its server. */
+  unreachable: boolean;
   message: string | null;
   agentName: string | null;
   /** `model_choice` is true: a conversation may choose its model. */
@@ -111,9 +113,11 @@ export function readChunkWireHealth(body: string): IChunkWireHealth | null {
   if (!fields) {
     return null;
   }
-  const { ready, message, agent_name, model_choice, model, prompts } = fields;
+  const { ready, status, message, agent_name, model_choice, model, prompts } =
+    fields;
   return {
     ready: typeof ready === 'boolean' ? ready : null,
+    unreachable: status === 'unreachable',
     message: typeof message === 'string' ? message : null,
     agentName: typeof agent_name === 'string' ? agent_name : null,
     modelChoice: model_choice === true,

@@ -124,7 +124,11 @@ export class ChunkWireHttpTransport implements IAgentTransport {
     }
     const ready = health.ready === true;
     return {
-      state: ready ? 'healthy' : 'needs_setup',
+      state: ready
+        ? 'healthy'
+        : health.unreachable
+          ? 'unreachable'
+          : 'needs_setup',
       message:
         health.message ?? (ready ? trans.__('ready') : trans.__('not ready')),
       agentName: health.agentName,

@@ -6,10 +6,13 @@
  * review answered and resumed, Stop, which cancels the run on the Agent
  * Server, a reload mid-answer, after which the panel joins the run still
  * going there, and a thread begun elsewhere, listed and opened with its history.
+ * A graph that raises there shows its exception; an Agent Server that stops
+ * fails the next turn with a connection error and its health says so at once.
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Locator, Request } from '@playwright/test';
+import { spawn, type ChildProcess } from 'child_process';
 import { randomUUID } from 'crypto';
 
 import { playwrightPage } from './fault-server';
@@ -18,6 +21,7 @@ import {
   lastTurn,
   openPanel,
   send,
+  waitForUrl,
   waitIdle
 } from './review-panel-helpers';
 
@@ -296,3 +300,86 @@ test.describe("a deployment's thread with a run in flight", () => {
     expect(await runStatuses(threadId)).toEqual(['success']);
   });
 });
+
+test.describe('a deployment that fails (issue 34 item 5)', () => {
+  test.describe('a graph that raises', () => {
+    test.use({ mockSettings: graphEndpoint('team-failing') });
+
+    test('shows its exception, as the same graph served locally does', async ({
+      page
+    }) => {
+      const panel = await openPanel(page);
+      await send(panel, 'try it');
+      const banner = lastTurn(panel).locator('.jp-AgentPanel-error');
+      await expect(banner).toContainText('The turn failed');
+      await expect(banner).toContainText(
+        'RuntimeError: the test graph failed on purpose'
+      );
+      await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+        'Partial answer before the failure'
+      );
+    });
+  });
+
+  test.describe('an Agent Server that stops', () => {
+    const port = process.env.AGENT_PANEL_COMEBACK_PORT;
+    test.use({ mockSettings: graphEndpoint('team-comeback') });
+    let server: ChildProcess | null = null;
+
+    test.afterEach(async () => {
+      await stopServer(server);
+    });
+
+    test('the turn says it cannot reach it, and the health says so at once', async ({
+      page
+    }) => {
+      server = spawn(
+        process.env.PYTHON ?? 'python',
+        [
+          '../jupyterlab_agent_panel/tests/agent_server.py',
+          '--port',
+          `${port}`
+        ],
+        { stdio: 'ignore' }
+      );
+      await waitForUrl(`http://127.0.0.1:${port}/ok`);
+      const panel = await openPanel(page);
+      const health = panel.locator('.jp-AgentPanel-health');
+      // A check made before the server came up is kept for the lab's
+      // load_retry_seconds (30 s): clicking the health checks again.
+      await expect(async () => {
+        await health.click();
+        await expect(health).toContainText('Ready', { timeout: 2000 });
+      }).toPass({ timeout: 60000 });
+      await send(panel, 'my name is Ada');
+      await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+        'I remember: my name is Ada'
+      );
+      await waitIdle(panel);
+
+      await stopServer(server);
+      server = null;
+      await send(panel, 'what is my name?');
+      const banner = lastTurn(panel).locator('.jp-AgentPanel-error');
+      await expect(banner).toContainText('ConnectError');
+      // The failed turn had the health checked again: not the next
+      // periodic check, a minute later.
+      await expect(health).toContainText('Unreachable');
+      await expect(health).toHaveAttribute(
+        'aria-label',
+        new RegExp(
+          `The Agent Server at http://127.0.0.1:${port} is unreachable: ConnectError`
+        )
+      );
+    });
+  });
+});
+
+async function stopServer(server: ChildProcess | null): Promise<void> {
+  if (server === null || server.exitCode !== null) {
+    return;
+  }
+  const exited = new Promise(resolve => server.once('exit', resolve));
+  server.kill('SIGTERM');
+  await exited;
+}
