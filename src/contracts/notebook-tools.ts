@@ -75,6 +75,8 @@ export type NotebookToolErrorCode =
   | 'no_kernel'
   | 'read_only'
   | 'cancelled'
+  | 'closed'
+  | 'kernel_restarted'
   | 'failed';
 
 /** The result of a call that did not happen; `error` is written for the model. */

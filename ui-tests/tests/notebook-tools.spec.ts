@@ -145,6 +145,82 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
     ]);
   });
 
+  test('the notebook closed while the review waits: nothing changes, the agent is told', async ({
+    page,
+    request,
+    baseURL,
+    tmpPath
+  }) => {
+    await notebookWith(page, 'tools-closed.ipynb', 'x = 1');
+    const panel = await startFresh(page);
+    await send(panel, 'add a cell that prints hello');
+    const insert = reviewOf(panel, 'insert_cell');
+    await expect(insert).toBeVisible();
+    await page.evaluate(() =>
+      (window as any).jupyterapp.shell.currentWidget.close()
+    );
+    await insert.locator('.jp-AgentPanel-changeApply').click();
+    await expect(await answer(panel)).toContainText(
+      `insert_cell did not work: ${tmpPath}/tools-closed.ipynb was closed: nothing was changed in it.`
+    );
+    const saved = await request.get(
+      `${baseURL}/api/contents/${tmpPath}/tools-closed.ipynb?content=1`
+    );
+    const { content } = await saved.json();
+    expect(
+      content.cells.map((cell: { source: string }) => cell.source)
+    ).toEqual(['x = 1']);
+  });
+
+  test.describe('with the kernel API not proxied by Galata (it answers a restart with 201)', () => {
+    test.use({ kernels: null, sessions: null });
+
+    test('the kernel restarts while run_cell waits for it: the agent is told which cell', async ({
+      page
+    }) => {
+      await notebookWith(page, 'tools-restart.ipynb', 'x = 1');
+      const panel = await startFresh(page);
+      await send(panel, 'add a cell that prints hello');
+      await reviewOf(panel, 'insert_cell')
+        .locator('.jp-AgentPanel-changeApply')
+        .click();
+      const run = reviewOf(panel, 'run_cell');
+      await expect(run).toBeVisible();
+      // A long request keeps the kernel busy: the agent's cell waits behind it.
+      await page.evaluate(() => {
+        (
+          window as any
+        ).jupyterapp.shell.currentWidget.sessionContext.session.kernel.requestExecute(
+          { code: 'import time; time.sleep(60)' }
+        );
+      });
+      await run.locator('.jp-AgentPanel-changeApply').click();
+      await expect(run).toBeHidden();
+      await page.waitForTimeout(500);
+      await page.evaluate(() =>
+        (
+          window as any
+        ).jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()
+      );
+      const [, added] = await page.evaluate(() =>
+        (
+          window as any
+        ).jupyterapp.shell.currentWidget.content.model.sharedModel.cells.map(
+          (cell: any) => cell.id
+        )
+      );
+      await expect(await answer(panel)).toContainText(
+        `run_cell did not work: The kernel of `
+      );
+      await expect(lastTurn(panel)).toContainText(
+        `restarted, shut down or changed while cell ${added} ran`
+      );
+      await page.evaluate(() =>
+        (window as any).jupyterapp.shell.currentWidget.sessionContext.shutdown()
+      );
+    });
+  });
+
   test('Edit applies the source the user wrote, and the agent reports it', async ({
     page
   }) => {

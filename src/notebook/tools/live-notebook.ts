@@ -7,6 +7,7 @@
 import { CodeCell } from '@jupyterlab/cells';
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import type { Kernel } from '@jupyterlab/services';
 import { toolError } from '../../contracts/notebook-tools';
 import type { JsonObject } from '../../wire/json';
 import { textInRange } from '../../wire/context';
@@ -104,6 +105,7 @@ export class LiveNotebook {
 
   /** Refuse a change to a notebook that cannot take one. */
   assertWritable(): void {
+    this._open();
     if (!this.panel.context.isReady || this.panel.content.model?.readOnly) {
       throw new ToolFailure(
         toolError('read_only', `${this.path} is read-only or still loading.`)
@@ -176,8 +178,10 @@ export class LiveNotebook {
     timeoutMs: number,
     signal: AbortSignal
   ): Promise<'ok' | 'error' | 'timeout'> {
+    const cellId = this._shared.cells[index].id;
     const session = this.panel.sessionContext;
-    if (!session.session?.kernel) {
+    const kernel = session.session?.kernel;
+    if (!kernel) {
       throw noKernel(this.path);
     }
     const widget = this.panel.content.widgets[index];
@@ -190,35 +194,40 @@ export class LiveNotebook {
       );
     }
     this._show(index);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort = (): void => undefined;
-    const waited = new Promise<'timeout' | 'cancelled'>(resolve => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      onAbort = () => resolve('cancelled');
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+    const ended = new RunEnd(this.panel, kernel, timeoutMs, signal);
     try {
       const ran = CodeCell.execute(widget, session).then(reply =>
         reply && reply.content.status === 'ok' ? 'ok' : 'error'
       );
-      const outcome = await Promise.race([ran, waited]);
-      if (outcome === 'cancelled') {
-        throw new ToolFailure(
-          toolError(
-            'cancelled',
-            'The user stopped the run before the cell finished.'
-          )
-        );
+      const outcome = await Promise.race([ran, ended.promise]);
+      if (outcome === 'ok' || outcome === 'error' || outcome === 'timeout') {
+        return outcome;
       }
-      return outcome;
+      throw new ToolFailure(runEndError(outcome, this.path, cellId));
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      ended.dispose();
     }
   }
 
+  /**
+   * The notebook's shared model; a `closed` failure once the notebook was
+   * closed (e.g. while the change waited for review): nothing is changed then.
+   */
   private get _shared() {
-    return this.panel.content.model!.sharedModel;
+    return this._open();
+  }
+
+  private _open() {
+    const model = this.panel.isDisposed ? null : this.panel.content.model;
+    if (!model) {
+      throw new ToolFailure(
+        toolError(
+          'closed',
+          `${this.path} was closed: nothing was changed in it. It must be open for the notebook tools.`
+        )
+      );
+    }
+    return model.sharedModel;
   }
 
   /** One transaction, fenced off from the edits before and after: one undo step. */
@@ -241,6 +250,89 @@ export class LiveNotebook {
       () => widget.removeClass('jp-AgentPanel-toolChanged'),
       HIGHLIGHT_MS
     );
+  }
+}
+
+type RunEndReason = 'timeout' | 'cancelled' | 'closed' | 'kernel_restarted';
+
+/**
+ * What ends a cell's run before its reply: the time limit, the user's Stop,
+ * the notebook closed, or its kernel restarted, shut down or changed.
+ */
+class RunEnd {
+  constructor(
+    private readonly _panel: NotebookPanel,
+    private readonly _kernel: Kernel.IKernelConnection,
+    timeoutMs: number,
+    private readonly _signal: AbortSignal
+  ) {
+    this.promise = new Promise(resolve => (this._resolve = resolve));
+    this._timer = setTimeout(() => this._resolve('timeout'), timeoutMs);
+    _signal.addEventListener('abort', this._onAbort, { once: true });
+    _panel.disposed.connect(this._onClosed, this);
+    _kernel.statusChanged.connect(this._onStatus, this);
+    _panel.sessionContext.kernelChanged.connect(this._onKernelChanged, this);
+  }
+
+  readonly promise: Promise<RunEndReason>;
+
+  dispose(): void {
+    clearTimeout(this._timer);
+    this._signal.removeEventListener('abort', this._onAbort);
+    this._panel.disposed.disconnect(this._onClosed, this);
+    this._kernel.statusChanged.disconnect(this._onStatus, this);
+    this._panel.sessionContext.kernelChanged.disconnect(
+      this._onKernelChanged,
+      this
+    );
+  }
+
+  private _onAbort = (): void => this._resolve('cancelled');
+
+  private _onClosed(): void {
+    this._resolve('closed');
+  }
+
+  private _onStatus(_: unknown, status: Kernel.Status): void {
+    if (
+      status === 'restarting' ||
+      status === 'autorestarting' ||
+      status === 'dead'
+    ) {
+      this._resolve('kernel_restarted');
+    }
+  }
+
+  private _onKernelChanged(): void {
+    this._resolve('kernel_restarted');
+  }
+
+  private _resolve: (reason: RunEndReason) => void = () => undefined;
+  private readonly _timer: ReturnType<typeof setTimeout>;
+}
+
+/** What the agent is told when a run ended before its reply (not by its time limit). */
+function runEndError(
+  reason: Exclude<RunEndReason, 'timeout'>,
+  path: string,
+  cellId: string
+): JsonObject {
+  switch (reason) {
+    case 'cancelled':
+      return toolError(
+        'cancelled',
+        'The user stopped the run before the cell finished.'
+      );
+    case 'closed':
+      return toolError(
+        'closed',
+        `${path} was closed while cell ${cellId} ran: its outputs are not known.`
+      );
+    case 'kernel_restarted':
+      return toolError(
+        'kernel_restarted',
+        `The kernel of ${path} restarted, shut down or changed while cell ${cellId} ran: the run did not finish, and the kernel's variables are gone.`
+      );
   }
 }
 
