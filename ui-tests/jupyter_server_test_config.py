@@ -26,6 +26,7 @@ c.AgentPanel.agents = {  # noqa: F821
     "todos": {"spec": graph_spec("todos.py"), "extractors": [graph_spec("todos.py", "TodosExtractor")]},
     "markdown": graph_spec("markdown_answer.py"),
     "remembering": graph_spec("remembering.py"),
+    "soak": graph_spec("soak.py"),
 }
 # The LangGraph Agent Server playwright.config.js starts (deployment.spec.ts).
 AGENT_SERVER = f"http://127.0.0.1:{os.environ.get('AGENT_PANEL_AGENT_SERVER_PORT', '1')}"

@@ -551,6 +551,67 @@ describe('ConversationLibrary', () => {
   });
 });
 
+describe('a conversation another tab answers in (issue 34)', () => {
+  /** Tab A streams a turn; tab B, on the same store, opens the conversation. */
+  async function twoTabs() {
+    const store = new FakeConversationStore();
+    const a = page(store);
+    await a.library.start();
+    a.service.model.send('slow question');
+    const turn = a.transports[a.transports.length - 1].lastTurn;
+    turn.sink.frame(chunk('part 1 '));
+    await jest.advanceTimersByTimeAsync(1000);
+    const id = a.service.current.id;
+    const b = page(store, new MemoryState(), new MemoryStorage());
+    await b.library.start();
+    await b.library.open(id);
+    const shown = () => b.service.model.entries[1] as ITurnEntry;
+    return { store, a, b, turn, id, shown };
+  }
+
+  it('shows as still answering there, follows what it saves, and ends as it ends', async () => {
+    const { store, turn, id, shown, b } = await twoTabs();
+    expect(turnText(shown())).toBe('part 1 ');
+    expect(shown().runningElsewhere).toBe(true);
+    expect(shown().interruptedByReload).toBeFalsy();
+    // B leaves the store to A: its status and A's turn as A saves them.
+    expect((await store.get(id))?.status).toBe('running');
+    const cutByB = () =>
+      store.puts.some(put => JSON.stringify(put.update).includes('cancelled'));
+
+    turn.sink.frame(chunk('part 2'));
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(turnText(shown())).toBe('part 1 part 2');
+    expect(shown().runningElsewhere).toBe(true);
+    expect((await store.get(id))?.status).toBe('running');
+
+    turn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(2500);
+    expect(turnText(shown())).toBe('part 1 part 2');
+    expect(shown().runningElsewhere).toBeFalsy();
+    expect(shown().state.outcome).toBe('complete');
+    expect(b.service.model.status).toBe('idle');
+    expect((await store.get(id))?.status).toBe('idle');
+    expect(turnText(store.entriesOf(id)[1])).toBe('part 1 part 2');
+    expect(cutByB()).toBe(false);
+  });
+
+  it('a turn whose tab went away without a word is shown interrupted after a while, and no longer running', async () => {
+    const { store, a, id, shown } = await twoTabs();
+    // Tab A is gone (its timers too): nothing more is saved.
+    a.library.dispose();
+    a.service.dispose();
+    store.failPuts = 100;
+    await jest.advanceTimersByTimeAsync(100);
+    store.failPuts = 0;
+    expect(shown().runningElsewhere).toBe(true);
+    await jest.advanceTimersByTimeAsync(12000);
+    expect(shown().runningElsewhere).toBeFalsy();
+    expect(shown().interruptedByReload).toBe(true);
+    expect((await store.get(id))?.status).toBe('idle');
+  });
+});
+
 describe("a deployment's threads", () => {
   const withThreads = (
     threads: FakeThreads,

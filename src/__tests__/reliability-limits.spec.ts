@@ -237,14 +237,41 @@ describe('a resume refused because the review was answered elsewhere', () => {
     ]);
   });
 
-  it('other refusals carry no refusal code', async () => {
+  it('HTTP 409 busy ends the turn with its refusal; other refusals carry none', async () => {
+    const message = "A turn is already running on thread 't'";
+    expect(
+      await endOf(409, JSON.stringify({ reason: 'busy', message }))
+    ).toEqual([
+      `HTTP 409 Conflict from http://agent.test/agent-panel/resume: ${message}`,
+      'busy'
+    ]);
     const [reason, refusal] = await endOf(
       409,
-      JSON.stringify({ reason: 'busy', message: 'A turn is already running' })
+      JSON.stringify({ reason: 'conflict', message: 'something else' })
     );
-    expect(reason).toContain('A turn is already running');
+    expect(reason).toContain('something else');
     expect(refusal).toBeUndefined();
     expect((await endOf(500, '<html>oops</html>'))[1]).toBeUndefined();
+  });
+
+  it('a message refused because another tab is answering says so in words, and can be sent again', () => {
+    const model = new ChatModel('thread', trans);
+    const transport = new FakeTransport();
+    model.transport = transport;
+    model.send('me too');
+    transport.lastTurn.sink.end(
+      "HTTP 409 Conflict from …/chat: A turn is already running on thread 'thread'",
+      'busy'
+    );
+    const turn = model.entries[1] as ITurnEntry;
+    expect(turn.state.outcome).toBe('error');
+    expect(turn.state.error?.message).toBe(
+      'The agent is already answering in this conversation, in another tab or window: wait for that answer, then send again.'
+    );
+    expect(model.status).toBe('idle');
+    model.retry();
+    expect(transport.turns).toHaveLength(2);
+    model.dispose();
   });
 
   it('marks the cards answered elsewhere, and the card says so', () => {

@@ -1,7 +1,8 @@
 /**
  * `followThread` of the chunk-wire HTTP transport: one `POST join` per
  * thread; a run still in flight is handed to the model as a foreign run,
- * and no run (404, or an endpoint without the route) shows nothing.
+ * no run (404, or an endpoint without the route) shows nothing, and another
+ * client's turn it cannot stream (409 busy) is reported as such.
  */
 import type { WireFrame } from '../wire/frame-types';
 import type { ITurnSink } from '../wire/turn';
@@ -103,6 +104,27 @@ describe('ChunkWireHttpTransport.followThread', () => {
     await settle();
 
     expect(body.cancelled).toBe(true);
+  });
+
+  it("says when another client's turn runs there, which join cannot stream (409 busy)", async () => {
+    const answers: Record<number, string> = {
+      409: '{"message": "A turn is already running on thread \'t-1\'", "reason": "busy"}',
+      404: '{"message": "no such agent", "reason": "not_found"}'
+    };
+    for (const [status, busy] of [
+      [409, 1],
+      [404, 0]
+    ]) {
+      const { transport: http } = transport(async () =>
+        response(status, answers[status], 'application/json')
+      );
+      let told = 0;
+      const onRun = jest.fn(() => null);
+      http.followThread('t-1', onRun, undefined, () => (told += 1));
+      await settle();
+      expect([status, told]).toEqual([status, busy]);
+      expect(onRun).not.toHaveBeenCalled();
+    }
   });
 
   it('Stop on the adopted run POSTs cancel for the thread', async () => {

@@ -50,13 +50,17 @@ export interface IAgentTransport extends IDisposable {
    * still going after a reload): `onRun` gets each from its first event and
    * returns the sink to deliver it to, or null to let it pass; `memory`
    * gives the conversation's transport memory such a run continues from.
-   * Only transports that can see other clients' runs (the AG-UI websocket)
-   * provide it.
+   * Only transports that can see other clients' runs (the AG-UI websocket,
+   * and the chunk wire's `join` for a deployment's runs) provide it.
+   * `onBusy`: a run of another client goes on that this transport cannot
+   * show (a local graph's turn another tab streams): the model follows the
+   * conversation's store instead.
    */
   followThread?(
     threadId: string,
     onRun: (run: IForeignRun) => ITurnSink | null,
-    memory?: () => JsonObject | undefined
+    memory?: () => JsonObject | undefined,
+    onBusy?: () => void
   ): IDisposable;
   /**
    * Whether the agent still remembers `thread`: false when it forgot it

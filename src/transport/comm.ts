@@ -366,7 +366,9 @@ class CommTurn implements ITurnHandle, IChannelTurn {
       case 'rejected':
         this._finish(
           this._describeRejection(message.reason, message.detail),
-          message.reason === 'nothing_pending' ? 'nothing_pending' : undefined
+          message.reason === 'nothing_pending' || message.reason === 'busy'
+            ? message.reason
+            : undefined
         );
         break;
     }

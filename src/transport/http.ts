@@ -11,7 +11,7 @@ import type {
 } from '../contracts/transport';
 import { chunkWireContext } from '../wire/attachments';
 import { decodeFrame } from '../wire/frames';
-import { isObject } from '../wire/json';
+import { isObject, type JsonObject } from '../wire/json';
 import type {
   ITurnHandle,
   ITurnSink,
@@ -82,7 +82,9 @@ export class ChunkWireHttpTransport implements IAgentTransport {
    */
   followThread(
     threadId: string,
-    onRun: (run: IForeignRun) => ITurnSink | null
+    onRun: (run: IForeignRun) => ITurnSink | null,
+    _memory?: () => JsonObject | undefined,
+    onBusy?: () => void
   ): IDisposable {
     let sink: ITurnSink | null | undefined; // undefined: no frame came yet
     const adopt = (): ITurnSink | null => {
@@ -103,8 +105,14 @@ export class ChunkWireHttpTransport implements IAgentTransport {
       {
         frame: frame => adopt()?.frame(frame),
         diagnostic: message => sink?.diagnostic(message),
-        // Before a frame, an end is the answer "no run" (404, 409 busy).
-        end: (reason, refusal) => sink?.end(reason, refusal)
+        // Before a frame, an end is the answer "no run" (204, 404), or
+        // "another client's turn runs, which join cannot stream" (409 busy).
+        end: (reason, refusal) => {
+          if (sink === undefined && refusal === 'busy') {
+            onBusy?.();
+          }
+          sink?.end(reason, refusal);
+        }
       }
     );
     this._turns.add(turn);
@@ -260,15 +268,20 @@ function requestBody(
     : { thread_id: request.threadId, decisions: request.decisions, ...model };
 }
 
-/** A 409 `nothing_pending` (this project's server): the review was answered elsewhere. */
+/**
+ * A 409 of this project's server the model acts on: `nothing_pending` (the
+ * review was answered elsewhere) or `busy` (another client's turn runs on
+ * the thread).
+ */
 function refusalOf(status: number, body: string): TurnRefusal | undefined {
   if (status !== 409) {
     return undefined;
   }
   try {
     const answer: unknown = JSON.parse(body);
-    return isObject(answer) && answer.reason === 'nothing_pending'
-      ? 'nothing_pending'
+    const reason = isObject(answer) ? answer.reason : undefined;
+    return reason === 'nothing_pending' || reason === 'busy'
+      ? reason
       : undefined;
   } catch {
     return undefined;

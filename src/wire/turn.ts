@@ -121,9 +121,10 @@ export type TurnRequest =
  * Why a producer refused a request without running anything, when the model
  * acts on it. `nothing_pending`: a resume found no review waiting, so it was
  * answered elsewhere (another tab or window) and these decisions were not
- * applied.
+ * applied. `busy`: a turn of another client (another tab or window) runs on
+ * the thread, and this one did not start.
  */
-export type TurnRefusal = 'nothing_pending';
+export type TurnRefusal = 'nothing_pending' | 'busy';
 
 /**
  * Where a transport delivers a turn. Transports parse at the edge: only

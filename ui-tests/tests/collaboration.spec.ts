@@ -4,7 +4,8 @@
  * pages on one notebook, the notebook read from disk. The agent's change
  * reaches the other page when it is applied and not before; what a user
  * types meanwhile is kept; a stale edit overwrites nothing; the file keeps
- * every cell through reloads and a server restart.
+ * every cell through reloads and a server restart; the soak's changes and
+ * another page's typing all end up in both pages and on disk.
  */
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import type { ChildProcess } from 'child_process';
@@ -24,6 +25,7 @@ import {
   send,
   startFresh
 } from './review-panel-helpers';
+import { soak, SOAK_EDITS, soakTimeout } from './soak-helpers';
 
 const PORT = freePort();
 const STATE = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-panel-rtc-'));
@@ -247,6 +249,32 @@ test('a stale edit overwrites nothing: the other page changed the cell while the
   await page.notebook.save();
   await expect.poll(() => onDisk(notebook)).toEqual([mine]);
   await other.context().close();
+});
+
+test.describe('the soak (soak-helpers.ts)', () => {
+  test.use({ mockSettings: graphEndpoint('soak') });
+
+  test(`${SOAK_EDITS} changes of the agent while another page types: the same cells in both pages and on disk`, async ({
+    page,
+    browser,
+    tmpPath
+  }, testInfo) => {
+    test.setTimeout(soakTimeout(SOAK_EDITS));
+    const notebook = `${tmpPath}/soak.ipynb`;
+    const first = 'typed = 1  #';
+    await notebookWith(page, 'soak.ipynb', first);
+    const other = await secondPage(browser, notebook);
+    const panel = await startFresh(page);
+    const expected = await soak(panel, other, first, SOAK_EDITS, testInfo);
+    for (const target of [playwrightPage(page), other]) {
+      await expect
+        .poll(async () => sources(await cells(target)))
+        .toEqual(expected);
+    }
+    await page.notebook.save();
+    await expect.poll(() => onDisk(notebook)).toEqual(expected);
+    await other.context().close();
+  });
 });
 
 test('a server restart after the agent changed the notebook: every cell once, in the page and on disk', async ({

@@ -60,6 +60,11 @@ export interface ITurnEntry {
   endedAt: number | null;
   /** The page was reloaded while this turn streamed; it was ended locally. */
   interruptedByReload?: boolean;
+  /**
+   * Another tab or window runs this turn: shown as far as that tab saved it
+   * (the library follows the store until it ends). Never saved.
+   */
+  runningElsewhere?: boolean;
 }
 
 export type ChatEntry = IUserEntry | ITurnEntry;
@@ -82,6 +87,8 @@ export interface IChatRestore {
   model?: string | null;
   /** What its transport asked to remember (`ChatModel.transportMemory`). */
   transportMemory?: JsonObject | null;
+  /** Another tab or window runs its last turn (`ITurnEntry.runningElsewhere`). */
+  runningElsewhere?: boolean;
 }
 
 /**
@@ -211,6 +218,14 @@ export class ChatModel implements IConversation, IDisposable {
   }
 
   /** The conversation was emptied or replaced; views rebuild from `entries`. */
+  /**
+   * A turn of another tab or window runs on this conversation's thread,
+   * which its transport cannot show: the library follows the store.
+   */
+  get runsElsewhere(): ISignal<this, void> {
+    return this._runsElsewhere;
+  }
+
   get cleared(): ISignal<this, void> {
     return this._cleared;
   }
@@ -374,14 +389,16 @@ export class ChatModel implements IConversation, IDisposable {
   /**
    * Show a saved conversation instead of this one (only while nothing runs).
    * A turn that was still streaming when it was saved cannot be resumed: it
-   * ends here as cancelled and is marked `interruptedByReload`.
+   * ends here as cancelled and is marked `interruptedByReload`, or, when
+   * another tab or window runs it (`runningElsewhere`), `runningElsewhere`.
    */
   restore({
     threadId,
     entries,
     endpointName,
     model,
-    transportMemory
+    transportMemory,
+    runningElsewhere
   }: IChatRestore): void {
     if (this._running || this._toolPhase) {
       throw new Error(
@@ -397,13 +414,17 @@ export class ChatModel implements IConversation, IDisposable {
       }
       const cut =
         applyLocalEvent(entry.state, { type: 'ended_by_reload' }).length > 0;
-      if (cut) {
+      if (cut && runningElsewhere) {
+        entry.runningElsewhere = true;
+      } else if (cut) {
         entry.endedAt = entry.endedAt ?? now;
         entry.interruptedByReload = true;
       }
       failInterruptedTools(
         entry.state,
-        this._trans.__('Interrupted by a page reload.')
+        runningElsewhere
+          ? this._trans.__('Runs in another tab or window.')
+          : this._trans.__('Interrupted by a page reload.')
       );
     }
     this._entries = [...entries];
@@ -535,7 +556,8 @@ export class ChatModel implements IConversation, IDisposable {
       this._transport?.followThread?.(
         this._threadId,
         run => this._adoptForeignRun(run),
-        () => this._memory ?? undefined
+        () => this._memory ?? undefined,
+        () => this._runsElsewhere.emit()
       ) ?? null;
   }
 
@@ -569,6 +591,11 @@ export class ChatModel implements IConversation, IDisposable {
     }
     if (refusal === 'nothing_pending' && running.answering) {
       this._markAnsweredElsewhere(running.answering);
+    }
+    if (refusal === 'busy') {
+      failure = this._trans.__(
+        'The agent is already answering in this conversation, in another tab or window: wait for that answer, then send again.'
+      );
     }
     const { reducer } = running;
     const changes =
@@ -840,6 +867,7 @@ export class ChatModel implements IConversation, IDisposable {
   private readonly _turnChanged = new Signal<this, ITurnUpdate>(this);
   private readonly _statusChanged = new Signal<this, ChatStatus>(this);
   private readonly _cleared = new Signal<this, void>(this);
+  private readonly _runsElsewhere = new Signal<this, void>(this);
   private readonly _endpointChanged = new Signal<this, string | null>(this);
   private readonly _chosenModelChanged = new Signal<this, string | null>(this);
 }

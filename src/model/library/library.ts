@@ -14,6 +14,7 @@ import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type {
+  IStoredConversation,
   ConversationStatus,
   IConversationStore,
   IConversationSummary
@@ -46,6 +47,7 @@ import {
   storedStatus,
   titleOf
 } from './session';
+import { type FollowedState, StoreFollower } from './store-follower';
 
 /** The IStateDB key of the conversation shown last (its id). */
 export const LAST_SHOWN_KEY = 'jupyterlab-agent-panel:last-conversation';
@@ -216,14 +218,23 @@ export class ConversationLibrary implements IDisposable {
       this._options.service.show(again.session);
       return read.problems;
     }
-    const session = this._sessionOf(id, read);
+    // Stored as running: another tab may be answering in it, whose saves
+    // say so (its status is not this tab's to overwrite).
+    const running = stored?.status === 'running' && !read.sendAll;
+    const session = this._sessionOf(id, read, running);
     const saver = this._adopt(session, read.storedKeys, read.sendAll);
-    if (read.sendAll || stored?.status !== storedStatus(session.model.status)) {
+    if (
+      !running &&
+      (read.sendAll || stored?.status !== storedStatus(session.model.status))
+    ) {
       void saver.flush().then(() => this._dropUnloadCopy(id, saver));
     } else {
       this._unload?.removeItem(unloadKey(id));
     }
     this._options.service.show(session);
+    if (running && stored) {
+      this._follow(session, stored.revision);
+    }
     void this._checkMemory(session);
     return read.problems;
   }
@@ -291,6 +302,9 @@ export class ConversationLibrary implements IDisposable {
       return;
     }
     this._isDisposed = true;
+    for (const id of [...this._followers.keys()]) {
+      this._stopFollowing(id);
+    }
     const shown = this._options.service.current;
     for (const { session, saver } of this._live.values()) {
       // The one shown belongs to the service; the others end here.
@@ -365,7 +379,11 @@ export class ConversationLibrary implements IDisposable {
     return id;
   }
 
-  private _sessionOf(id: string, read: IReadConversation): ConversationSession {
+  private _sessionOf(
+    id: string,
+    read: IReadConversation,
+    runningElsewhere = false
+  ): ConversationSession {
     const { service, trans } = this._options;
     const model = new ChatModel(
       read.restore.threadId || undefined,
@@ -373,7 +391,11 @@ export class ConversationLibrary implements IDisposable {
       service.clientTools
     );
     if (read.restore.entries.length > 0 || read.restore.threadId) {
-      model.restore({ ...read.restore, threadId: model.threadId });
+      model.restore({
+        ...read.restore,
+        threadId: model.threadId,
+        runningElsewhere
+      });
     }
     const first = model.entries.find(entry => entry.kind === 'user');
     const title =
@@ -405,6 +427,7 @@ export class ConversationLibrary implements IDisposable {
     session.titleChanged.connect(this._update, this);
     session.model.statusChanged.connect(this._onStatus, this);
     session.model.entryAdded.connect(this._update, this);
+    session.model.runsElsewhere.connect(this._onRunsElsewhere, this);
     this._live.set(session.id, { session, saver });
     return saver;
   }
@@ -419,6 +442,8 @@ export class ConversationLibrary implements IDisposable {
     session.titleChanged.disconnect(this._update, this);
     session.model.statusChanged.disconnect(this._onStatus, this);
     session.model.entryAdded.disconnect(this._update, this);
+    session.model.runsElsewhere.disconnect(this._onRunsElsewhere, this);
+    this._stopFollowing(session.id);
     const { saver } = live;
     if (!save) {
       saver.dispose();
@@ -464,6 +489,69 @@ export class ConversationLibrary implements IDisposable {
     this._adopt(change.current, [], false);
     this._releaseIfIdle(change.previous);
     this._update();
+  }
+
+  /**
+   * Another tab or window answers in this conversation (its turn cannot be
+   * streamed here): show it from the store as that tab saves it, until it
+   * ends (docs/protocol.md §13.7).
+   */
+  private _onRunsElsewhere(model: ChatModel): void {
+    const live = [...this._live.values()].find(l => l.session.model === model);
+    if (live) {
+      this._follow(live.session, -1);
+    }
+  }
+
+  /** Follow `session` in the store from its stored `revision` (-1: show it at once). */
+  private _follow(session: ConversationSession, revision: number): void {
+    if (this._followers.has(session.id) || this._unavailable) {
+      return;
+    }
+    this._followers.set(
+      session.id,
+      new StoreFollower(
+        this._options.store,
+        session.id,
+        revision,
+        (stored, state) => this._showStored(session, stored, state)
+      )
+    );
+  }
+
+  private _showStored(
+    session: ConversationSession,
+    stored: IStoredConversation,
+    state: FollowedState
+  ): void {
+    const live = this._live.get(session.id);
+    // Something of this tab's own (a message sent meanwhile) is not replaced.
+    if (!live || session.model.status !== 'idle' || live.saver.dirty) {
+      this._stopFollowing(session.id);
+      return;
+    }
+    const read = readConversation(stored, null);
+    if (!read) {
+      return;
+    }
+    session.model.restore({
+      ...read.restore,
+      threadId: session.model.threadId,
+      runningElsewhere: state === 'running'
+    });
+    // A turn whose tab went away is not running: the store is told so.
+    live.saver.tookStored(
+      read.storedKeys,
+      state === 'abandoned' ? stored.status : undefined
+    );
+    if (state !== 'running') {
+      this._stopFollowing(session.id);
+    }
+  }
+
+  private _stopFollowing(id: string): void {
+    this._followers.get(id)?.dispose();
+    this._followers.delete(id);
   }
 
   private _onStatus(): void {
@@ -621,6 +709,8 @@ export class ConversationLibrary implements IDisposable {
     string,
     { session: ConversationSession; saver: ConversationSaver }
   >();
+  /** The conversations another tab answers in, followed in the store. */
+  private readonly _followers = new Map<string, StoreFollower>();
   private _summaries: IConversationSummary[] = [];
   /** The agents' threads the store lacks. */
   private _remote: IConversationSummary[] = [];

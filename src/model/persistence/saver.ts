@@ -114,6 +114,23 @@ export class ConversationSaver implements IDisposable {
     }
   }
 
+  /**
+   * The model was just restored from the store as another tab saved it
+   * (`keys`: the entries the store holds): none of it is to be sent back.
+   * `status`: the status the store holds, when this tab is to correct it
+   * (a turn whose tab went away); else the model's own is taken as saved.
+   */
+  tookStored(keys: Iterable<string>, status?: ConversationStatus): void {
+    this.markStored(keys);
+    this._keys.clear();
+    this._removed.clear();
+    this._clearTimer();
+    if (status !== undefined && this._sent) {
+      this._sent = { ...this._sent, status };
+      this._saveNow();
+    }
+  }
+
   /** The server has no store: the conversation is kept in memory only. */
   get unavailable(): boolean {
     return this._unavailable;

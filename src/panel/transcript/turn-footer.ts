@@ -71,6 +71,16 @@ export class TurnFooter implements IDisposable {
         banner.appendChild(this._retryButton());
       }
       parts.push(banner);
+    } else if (state.outcome === 'cancelled' && entry.runningElsewhere) {
+      parts.push(
+        element(
+          'div',
+          'jp-AgentPanel-elsewhere',
+          trans.__(
+            'Still answering in another tab or window (or it was, before a reload): the answer shows here as it is saved.'
+          )
+        )
+      );
     } else if (state.outcome === 'cancelled') {
       const text = entry.interruptedByReload
         ? trans.__(
