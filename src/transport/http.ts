@@ -12,11 +12,13 @@ import type {
 import { chunkWireContext } from '../wire/attachments';
 import { decodeFrame } from '../wire/frames';
 import { isObject } from '../wire/json';
-import type {
-  ITurnHandle,
-  ITurnSink,
-  TurnRefusal,
-  TurnRequest
+import {
+  resumeAnswers,
+  type ITurnHandle,
+  type ITurnSink,
+  type TurnRefusal,
+  type TurnRequest,
+  turnRefusal
 } from '../wire/turn';
 import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
 import { httpEndpoint } from './endpoint';
@@ -253,19 +255,25 @@ function requestBody(
         ...chunkWireContext(request.context, toJupyterRoute),
         ...model
       }
-    : { thread_id: request.threadId, decisions: request.decisions, ...model };
+    : {
+        thread_id: request.threadId,
+        decisions: request.decisions,
+        ...resumeAnswers(request.reviews),
+        ...model
+      };
 }
 
-/** A 409 `nothing_pending` (this project's server): the review was answered elsewhere. */
+/**
+ * A 409 `nothing_pending` or `stale_review` (this project's server): the
+ * review was answered elsewhere.
+ */
 function refusalOf(status: number, body: string): TurnRefusal | undefined {
   if (status !== 409) {
     return undefined;
   }
   try {
     const answer: unknown = JSON.parse(body);
-    return isObject(answer) && answer.reason === 'nothing_pending'
-      ? 'nothing_pending'
-      : undefined;
+    return isObject(answer) ? turnRefusal(answer.reason) : undefined;
   } catch {
     return undefined;
   }
