@@ -134,9 +134,9 @@ export function turnRefusal(reason: unknown): TurnRefusal | undefined {
 }
 
 /**
- * What a chunk-wire resume names as the reviews it answers (docs/protocol.md
- * §5.9): the interrupt ids of every one, when each one has some; else
- * nothing, and the producer checks the decisions alone.
+ * What a chunk-wire resume names as the reviews it answers
+ * (docs/protocol.md §5.9): the interrupt ids of every one, when each one has
+ * some; else nothing, and the producer checks the decisions alone.
  */
 export function resumeAnswers(reviews: readonly IReviewAnswer[] | undefined): {
   interrupt_ids?: string[];
