@@ -83,15 +83,24 @@ def default_agent(agent_panel):
 
 
 @pytest.fixture
-def pending_ids(agent_panel):
-    """The ids of the interrupts a thread of an agent (default: the default one) waits on,
-    read from its checkpoint on the agent's own loop."""
+def pending_of(agent_panel):
+    """The interrupts a thread of an agent (default: the default one) waits on, read from its
+    checkpoint on the agent's own loop."""
 
     async def read(thread_id: str, agent: Optional[str] = None) -> list:
         host = agent_panel.host(agent)
         loaded = await host.loaded_agent()
-        pending = await host.on_loop(pending_interrupts(loaded.turn_agent().agent, thread_id))
-        return [interrupt.id for interrupt in pending]
+        return await host.on_loop(pending_interrupts(loaded.turn_agent().agent, thread_id))
+
+    return read
+
+
+@pytest.fixture
+def pending_ids(pending_of):
+    """The ids of the interrupts a thread of an agent waits on (``pending_of``)."""
+
+    async def read(thread_id: str, agent: Optional[str] = None) -> list:
+        return [interrupt.id for interrupt in await pending_of(thread_id, agent)]
 
     return read
 

@@ -6,7 +6,8 @@ interrupts waiting. A replayed resume of an earlier review, a stale tab's
 answer to a review another answer replaced, or ids never asked are refused with
 409 ``stale_review`` (a comm ``rejected``), nothing runs and the pending review
 still resumes once. Real graphs over the real routes and the kernel comm; the
-built-in agent's reviewed file writes against the scripted model server.
+built-in agent's reviewed file writes and MCP tools against the scripted model
+server.
 """
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ import uuid
 
 import pytest
 
-from builtin_helpers import COMPLETE, INTERRUPTED, MODEL, interrupts
-from helpers import assert_one_terminal_last, text_of
+from builtin_helpers import COMPLETE, INTERRUPTED, MODEL, interrupts, mcp_server
+from helpers import assert_one_terminal_last, graph_spec, text_of
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
 from kernel_comm_client import frames_of
 
@@ -179,3 +180,39 @@ class TestBuiltinFileWrites:
         resumed = await run_turn("resume", {**resume, "interrupt_ids": [second]})
         assert assert_one_terminal_last(resumed) == COMPLETE
         assert (jp_root_dir / "b.txt").read_text() == "second\n"
+
+
+class TestReviewedMcpServer:
+    @pytest.fixture
+    def agent_panel_config(self, model_env):
+        return {"model": MODEL, "mcp_servers": {"tests": mcp_server(review=True)}}
+
+    async def test_a_resume_not_answering_the_pending_call_is_refused(self, run_turn, post_json, model_env):
+        thread_id = new_thread()
+        [pending] = ids_of(await run_turn("chat", {"message": "use the tool shout with hi", "thread_id": thread_id}))
+        asked = len(model_env.requests)
+
+        body = {"thread_id": thread_id, "decisions": APPROVE, "interrupt_ids": ["call-forged"]}
+        assert refusal_of(await post_json("resume", body)) == stale("call-forged", pending, "action 1 (shout)")
+        assert len(model_env.requests) == asked  # nothing ran: the model was not asked again
+
+        resumed = await run_turn("resume", {**body, "interrupt_ids": [pending]})
+        assert text_of(resumed) == "The tool said: HI!"
+
+
+class TestTwoInterrupts:
+    @pytest.fixture
+    def agent_panel_config(self):
+        return {"agents": {"two": graph_spec("two_questions")}}
+
+    async def test_each_interrupt_frame_carries_its_own_interrupts_id(self, run_turn, post_json, pending_of):
+        thread_id = new_thread()
+        asked = await run_turn("agents/two/chat", {"message": "hi", "thread_id": thread_id})
+
+        pending = {i.id: i.value for i in await pending_of(thread_id, "two")}
+        shown = {f["interrupt_ids"][0]: f["interrupt"]["action_requests"] for f in asked if f["status"] == "interrupt"}
+        assert shown == {id_: [question] for id_, question in pending.items()} and len(shown) == 2
+        # Answering one of the two is not answering what waits.
+        first = next(iter(pending))
+        body = {"thread_id": thread_id, "decisions": APPROVE, "interrupt_ids": [first]}
+        assert refusal_of(await post_json("agents/two/resume", body))["reason"] == "stale_review"
