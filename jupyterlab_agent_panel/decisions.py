@@ -7,11 +7,18 @@ stays pending and the right answer can still be given. The rows and their verbs
 follow docs/protocol.md §5.3–5.4, the rules the panel's review card offers; the
 verbs are compared with langstage-core's own ``normalize_decision``, so its
 aliases (``accept`` for ``approve``) and verbs a graph advertises itself pass.
+
+A resume may also name the interrupts it answers (``interrupt_ids``, as its
+interrupt frames carried them): then they must be exactly the pending ones, so a
+replayed or stale answer to an earlier review cannot resolve a later one
+(docs/protocol.md §5.9).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Optional
+
+from .json_limits import length_problem
 
 
 @dataclass(frozen=True)
@@ -28,6 +35,31 @@ def decision_shape_problem(decisions: list) -> Optional[str]:
         if not isinstance(decision, dict) or not isinstance(decision.get("type"), str):
             return f"decisions[{index}] must be an object with a string 'type'"
     return None
+
+
+def interrupt_ids_problem(value: Any) -> Optional[str]:
+    """Why a resume's ``interrupt_ids`` is not a list of non-empty ids, or ``None``."""
+    if not isinstance(value, list) or not all(isinstance(i, str) and i for i in value):
+        return "interrupt_ids must be a list of non-empty strings"
+    # Ids are echoed in a stale_review message: as short as a thread id.
+    return next(filter(None, (length_problem(f"interrupt_ids[{n}]", i) for n, i in enumerate(value))), None)
+
+
+def stale_problem(answered: list, pending: list) -> Optional[str]:
+    """Why a resume naming the interrupts ``answered`` does not answer ``pending`` (LangGraph
+    ``Interrupt`` objects), or ``None``. Pending interrupts without ids cannot be named: no check."""
+    ids = [getattr(i, "id", None) for i in pending]
+    if not all(isinstance(i, str) for i in ids) or sorted(answered) == sorted(ids):
+        return None
+    waiting = "; ".join(
+        f"{id_} ({', '.join(row.label for row in review_rows(getattr(i, 'value', None)))})"
+        for id_, i in zip(ids, pending, strict=True)
+    )
+    named = ", ".join(answered) or "none"
+    return (
+        f"This answers a review that is no longer pending (interrupt {named}): the agent now waits "
+        f"on {waiting}. Nothing was resumed; the pending review can still be answered."
+    )
 
 
 def pending_problem(decisions: list, interrupt_values: list) -> Optional[str]:

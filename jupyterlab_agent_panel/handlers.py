@@ -29,6 +29,9 @@ A request that cannot start a turn gets a JSON error, never a stream:
 * 409 ``nothing_pending``: a ``resume`` for a thread with no interrupt waiting
   (the review was already answered, e.g. in another tab): nothing runs, so each
   decision reaches the graph once;
+* 409 ``stale_review``: a ``resume`` whose ``interrupt_ids`` are not the
+  interrupts waiting (it answers an earlier review, or one never asked): nothing
+  runs and the pending review can still be answered;
 * 413 ``too_large``: the body is larger than ``AgentPanel.max_body_bytes``;
 * 503 ``no_agent``: the configured graph could not be loaded, or is still
   loading after ``AgentPanel.load_timeout_seconds`` (``health`` says which),
@@ -60,7 +63,7 @@ from .agent_host import AgentHost
 from .builtin.catalog import ModelUnavailable, UnknownModel
 from .context import CONTEXT_FIELDS, attached_images, attachments_problem, message_with_context
 from .conversation_handlers import conversation_routes
-from .decisions import decision_shape_problem
+from .decisions import decision_shape_problem, interrupt_ids_problem
 from .graph import LoadedAgent
 from .json_limits import length_problem
 from .panel import DEFAULT_AGENT, AgentPanel
@@ -74,7 +77,7 @@ ROUTE_PREFIX = "agent-panel"
 # How long a turn waits for the previous turn of its thread, which has sent its
 # terminal frame, to close its graph's stream before it is refused as busy.
 ENDING_WAIT_SECONDS = 5.0
-REFUSAL_STATUS = {"nothing_pending": 409, "bad_request": 400}
+REFUSAL_STATUS = {"nothing_pending": 409, "stale_review": 409, "bad_request": 400}
 
 
 def agent_url(host: AgentHost) -> str:
@@ -148,6 +151,16 @@ def decision_list(body: dict) -> list:
     return decisions
 
 
+def answered_interrupts(body: dict) -> Optional[list]:
+    """The interrupt ids a resume says it answers (docs/protocol.md §5.9), None when it names none."""
+    if "interrupt_ids" not in body:
+        return None
+    problem = interrupt_ids_problem(body["interrupt_ids"])
+    if problem is not None:
+        raise bad_request(problem)
+    return body["interrupt_ids"]
+
+
 class TurnHandler(PanelHandler):
     """Streams one turn as SSE; the turn is a task that cancel or a disconnect stops."""
 
@@ -164,6 +177,7 @@ class TurnHandler(PanelHandler):
         join_run: Optional[str] = None,
         model: Optional[str] = None,
         images: tuple = (),
+        answers: Optional[list] = None,
     ) -> None:
         """Stream one turn; a ``resume`` runs only if it answers the thread's pending interrupt;
         ``join_run``: stream that run, in flight on the thread, instead; ``model``: the built-in
@@ -183,7 +197,7 @@ class TurnHandler(PanelHandler):
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
         request = TurnRequest(
-            loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run, self.thread_owner, model, images
+            loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run, self.thread_owner, model, images, answers
         )
         self._sse = SseTurn(self, host.worker, on_end=lambda: host.ending.add(thread_id))
         self._turn = asyncio.create_task(self._sse.run(request))
@@ -245,16 +259,19 @@ class ResumeHandler(TurnHandler):
     @web.authenticated
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
-        """``{thread_id, decisions, model?}`` → SSE; resumes with ``{"decisions": decisions}``
-        (``decisions`` defaults to ``[]``). 409 ``busy`` while another turn runs on
-        ``thread_id``, 409 ``nothing_pending`` when no interrupt waits on it, 400
-        when the decisions do not answer it (the review stays pending)."""
+        """``{thread_id, decisions, interrupt_ids?, model?}`` → SSE; resumes with ``{"decisions":
+        decisions}`` (``decisions`` defaults to ``[]``). 409 ``busy`` while another turn runs on
+        ``thread_id``, 409 ``nothing_pending`` when no interrupt waits on it, 409 ``stale_review``
+        when ``interrupt_ids`` are not the ones waiting, 400 when the decisions do not answer it
+        (the review stays pending)."""
         try:
             host = self.agent_host(agent)
             body = self.json_body()
             thread_id = thread_id_of(body)
             decisions = decision_list(body)
-            await self.run_turn(host, thread_id, "", resume={"decisions": decisions}, model=model_of(body))
+            resume = {"decisions": decisions}
+            answers = answered_interrupts(body)
+            await self.run_turn(host, thread_id, "", resume=resume, model=model_of(body), answers=answers)
         except Rejected as rejected:
             self.reply_rejected(rejected)
 

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from typing import Any, Callable, Optional
 
 from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
-from .decisions import decision_shape_problem
+from .decisions import decision_shape_problem, interrupt_ids_problem
 from .graph import LoadedAgent, load_agent
 from .json_limits import DEFAULT_MAX_BODY_BYTES, json_problem, length_problem
 from .kernel_output import OutputCapture, TurnOutput
@@ -209,7 +209,7 @@ class AgentPanelServer:
             self._launch(connection, turn_id, thread_id, message, resume=None)
         elif kind == "resume":
             turn_id, thread_id = _turn_ids(data)
-            self._launch(connection, turn_id, thread_id, "", resume=_resume_value(data))
+            self._launch(connection, turn_id, thread_id, "", resume=_resume_value(data), answers=_answers(data))
         elif kind == "cancel":
             self._cancel(_id(data, "turn_id"))
         elif kind == "health":
@@ -240,7 +240,13 @@ class AgentPanelServer:
     # -- turns ------------------------------------------------------------------
 
     def _launch(
-        self, connection: _Connection, turn_id: str, thread_id: str, message: str, resume: Any
+        self,
+        connection: _Connection,
+        turn_id: str,
+        thread_id: str,
+        message: str,
+        resume: Any,
+        answers: Optional[list] = None,
     ) -> None:
         with self._lock:
             loaded = self._loaded
@@ -257,7 +263,7 @@ class AgentPanelServer:
             # two resumes of one review cannot both run (the second is ``nothing_pending``).
             turn = Turn(
                 turn_id=turn_id,
-                request=TurnRequest(loaded, message, thread_id, resume, self._max_result_len),
+                request=TurnRequest(loaded, message, thread_id, resume, self._max_result_len, answers=answers),
                 send=connection.send,
                 on_end=self._forget,
                 output=self._keep_output(turn_id),
@@ -375,6 +381,16 @@ def _resume_value(data: dict) -> Any:
         raise _Rejected("bad_request", problem)
     # The same envelope the HTTP resume route builds (docs/protocol.md §5.6).
     return {"decisions": data["decisions"]}
+
+
+def _answers(data: dict) -> Optional[list]:
+    """The interrupt ids a resume says it answers (docs/protocol.md §5.9), None when it names none."""
+    if "interrupt_ids" not in data:
+        return None
+    problem = interrupt_ids_problem(data["interrupt_ids"])
+    if problem is not None:
+        raise _Rejected("bad_request", problem)
+    return data["interrupt_ids"]
 
 
 # -- module-level entry points ---------------------------------------------------

@@ -5,8 +5,10 @@ I/O. The frames come from ``langstage_core.agui.iter_chunk_frames``. The first
 terminal frame ends the turn and anything after it is dropped; a cancelled turn
 ends with :data:`CANCELLED_FRAME`, one that raised with an ``error`` frame naming
 the exception, and one whose stream stopped without a terminal frame with
-:data:`NO_TERMINAL_FRAME`. A resume that answers nothing pending, or answers it
-wrongly, is refused before anything runs (:class:`Refusal`).
+:data:`NO_TERMINAL_FRAME`. A resume that answers nothing pending, another review
+than the pending one, or answers it wrongly, is refused before anything runs
+(:class:`Refusal`). Interrupt frames carry their interrupt's id, so the client can
+name what its resume answers.
 
 The turn runs on a worker loop (:mod:`.worker_loop`); ``cancel`` may come from
 another thread, so which terminal frame wins is decided under a lock.
@@ -20,7 +22,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
-from .decisions import pending_problem
+from .decisions import pending_problem, stale_problem
 from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
 from .usage import TurnUsage, with_callbacks
 
@@ -33,7 +35,7 @@ NO_TERMINAL_FRAME = {"status": "error", "error": "the graph's stream ended witho
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a turn did not run: ``nothing_pending`` (HTTP 409) or ``bad_request`` (400)."""
+    """Why a turn did not run: ``nothing_pending`` or ``stale_review`` (HTTP 409), ``bad_request`` (400)."""
 
     reason: str
     message: str
@@ -52,6 +54,7 @@ class TurnRequest:
     owner: str = ""  # who asked: a deployment's new thread is theirs (docs/protocol.md §15.5)
     model: Optional[str] = None  # the built-in agent's model for this turn (docs/protocol.md §16.3)
     images: tuple = ()  # attached images, {"mime_type", "data"}, for a model that reads them (docs/protocol.md §16.7)
+    answers: Optional[list] = None  # the interrupt ids a resume says it answers (docs/protocol.md §5.9)
 
     def turn_agent(self) -> TurnAgent:
         return self.loaded.turn_agent(self.model)
@@ -60,8 +63,10 @@ class TurnRequest:
         """Why this turn may not run, or ``None``: only a resume can be refused.
 
         A resume needs an interrupt waiting (else running it would answer nothing),
-        and a ``{"decisions": [...]}`` resume must answer that interrupt's review.
-        When the state cannot be read, the resume goes ahead as it always did.
+        one that names what it answers must name exactly the interrupts waiting (else
+        it answers an earlier review), and a ``{"decisions": [...]}`` resume must
+        answer that interrupt's review. When the state cannot be read, the resume
+        goes ahead as it always did.
         """
         if self.resume is None:
             return None
@@ -70,6 +75,9 @@ class TurnRequest:
             return None
         if not pending:
             return Refusal("nothing_pending", NOTHING_PENDING)
+        stale = None if self.answers is None else stale_problem(self.answers, pending)
+        if stale is not None:
+            return Refusal("stale_review", stale)
         decisions = self.resume.get("decisions") if isinstance(self.resume, dict) else None
         if isinstance(decisions, list):
             problem = pending_problem(decisions, [getattr(i, "value", None) for i in pending])
@@ -96,6 +104,7 @@ class TurnRequest:
         options["extractors"] = chosen.extractors
         message = with_images(self.message, self.images) if chosen.takes_images and self.images else self.message
         frames = iter_chunk_frames(with_callbacks(chosen.agent, [usage]), message, self.thread_id, **options)
+        frames = _with_interrupt_ids(frames, chosen.agent, self.thread_id)
         if chosen.tool_titles:
             frames = _with_tool_titles(frames, chosen.tool_titles)
         return _with_usage(frames, usage)
@@ -108,6 +117,26 @@ def with_images(message: str, images: tuple) -> list:
         source = {"type": "data", "value": image["data"], "mime_type": image["mime_type"]}
         parts.append({"type": "image", "source": source})
     return parts
+
+
+async def _with_interrupt_ids(
+    frames: AsyncGenerator[dict, None], agent: Any, thread_id: str
+) -> AsyncGenerator[dict, None]:
+    """``frames`` with each interrupt frame given its interrupt's id (``interrupt_ids``), read
+    from the checkpoint: core sends one frame per pending interrupt, in the checkpoint's
+    order, and drops the id a resume names (docs/protocol.md §5.9)."""
+    pending: Optional[list] = None
+    seen = 0
+    async with aclosing(frames):
+        async for frame in frames:
+            if frame.get("status") == "interrupt":
+                if pending is None:  # the run has paused: the checkpoint holds all its interrupts
+                    pending = await pending_interrupts(agent, thread_id) or []
+                interrupt_id = getattr(pending[seen], "id", None) if seen < len(pending) else None
+                seen += 1
+                if isinstance(interrupt_id, str):
+                    frame = {**frame, "interrupt_ids": [interrupt_id]}
+            yield frame
 
 
 async def _with_tool_titles(

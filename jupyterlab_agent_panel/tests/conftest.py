@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Optional
 
 import pytest
 from jupyter_server.utils import url_path_join
@@ -18,6 +19,7 @@ from traitlets.config import Config
 
 from builtin_helpers import KEY, SERVED_MODELS
 from helpers import RawResponse, parse_sse
+from jupyterlab_agent_panel.graph import pending_interrupts
 from kernel_comm_client import KernelUnderTest, PanelComm
 from scripted_openai import ScriptedOpenAI, notebook_script
 
@@ -78,6 +80,29 @@ def agent_panel(jp_serverapp):
 def default_agent(agent_panel):
     """The default agent's host (its loaded agent and running turns)."""
     return agent_panel.default
+
+
+@pytest.fixture
+def pending_of(agent_panel):
+    """The interrupts a thread of an agent (default: the default one) waits on, read from its
+    checkpoint on the agent's own loop."""
+
+    async def read(thread_id: str, agent: Optional[str] = None) -> list:
+        host = agent_panel.host(agent)
+        loaded = await host.loaded_agent()
+        return await host.on_loop(pending_interrupts(loaded.turn_agent().agent, thread_id))
+
+    return read
+
+
+@pytest.fixture
+def pending_ids(pending_of):
+    """The ids of the interrupts a thread of an agent waits on (``pending_of``)."""
+
+    async def read(thread_id: str, agent: Optional[str] = None) -> list:
+        return [interrupt.id for interrupt in await pending_of(thread_id, agent)]
+
+    return read
 
 
 @pytest.fixture

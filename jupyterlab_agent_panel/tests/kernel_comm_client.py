@@ -213,9 +213,9 @@ class PanelComm:
         self.send({**data, **extra})
         return turn_id
 
-    def resume(self, decisions: list, thread_id: str) -> str:
+    def resume(self, decisions: list, thread_id: str, **extra) -> str:
         turn_id = uuid.uuid4().hex
-        self.send({"type": "resume", "turn_id": turn_id, "thread_id": thread_id, "decisions": decisions})
+        self.send({"type": "resume", "turn_id": turn_id, "thread_id": thread_id, "decisions": decisions, **extra})
         return turn_id
 
     def cancel(self, turn_id: str) -> None:

@@ -130,12 +130,12 @@ async def test_with_nothing_attached_it_says_how_to_attach(run_turn):
     assert text_of(frames) == NOTHING_ATTACHED
 
 
-async def test_the_quiz_asks_a_question_that_takes_only_an_answer(run_turn, post_json):
+async def test_the_quiz_asks_a_question_that_takes_only_an_answer(run_turn, post_json, pending_ids):
     thread_id = new_thread()
     asked = await run_turn("chat", {"message": "Quiz me", "thread_id": thread_id})
 
     assert asked == [
-        {"status": "interrupt", "interrupt": QUIZ_REVIEW},
+        {"status": "interrupt", "interrupt": QUIZ_REVIEW, "interrupt_ids": await pending_ids(thread_id)},
         {"status": "complete", "outcome": "interrupted"},
     ]
     # Only an answer answers it (docs/protocol.md §5.8): an approval is refused, and it still waits.

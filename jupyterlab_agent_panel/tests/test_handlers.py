@@ -106,11 +106,11 @@ ASK_USER = {
 }
 
 
-async def test_interrupt_then_respond_resumes_the_same_thread(run_turn):
+async def test_interrupt_then_respond_resumes_the_same_thread(run_turn, pending_ids):
     asked = await run_turn("chat", {"message": "ask me a question", "thread_id": "t-ask"})
 
     assert asked == [
-        {"status": "interrupt", "interrupt": ASK_USER},
+        {"status": "interrupt", "interrupt": ASK_USER, "interrupt_ids": await pending_ids("t-ask")},
         {"status": "complete", "outcome": "interrupted"},
     ]
 

@@ -32,11 +32,13 @@ import type {
   IHealthReport,
   IThreadRef
 } from '../contracts/transport';
-import type {
-  ITurnHandle,
-  ITurnSink,
-  TurnRefusal,
-  TurnRequest
+import {
+  resumeAnswers,
+  type ITurnHandle,
+  type ITurnSink,
+  type TurnRefusal,
+  type TurnRequest,
+  turnRefusal
 } from '../wire/turn';
 
 /** Sent in the open data; keep in step with package.json (a test checks). */
@@ -366,9 +368,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
       case 'rejected':
         this._finish(
           this._describeRejection(message.reason, message.detail),
-          message.reason === 'nothing_pending' || message.reason === 'busy'
-            ? message.reason
-            : undefined
+          turnRefusal(message.reason)
         );
         break;
     }
@@ -428,7 +428,8 @@ class CommTurn implements ITurnHandle, IChannelTurn {
         type: 'resume',
         turn_id: this.turnId,
         thread_id: request.threadId,
-        decisions: request.decisions as unknown as JSONObject[]
+        decisions: request.decisions as unknown as JSONObject[],
+        ...resumeAnswers(request.reviews)
       };
     }
     const message: JSONObject = {
@@ -497,6 +498,7 @@ class CommTurn implements ITurnHandle, IChannelTurn {
           'The kernel rejected the turn: a turn is already running on this conversation.'
         );
       case 'nothing_pending':
+      case 'stale_review':
         return trans.__('The kernel did not resume: %1', detail);
       case 'no_agent':
         return trans.__('The kernel has no agent to run the turn: %1', detail);

@@ -12,11 +12,13 @@ import type {
 import { chunkWireContext } from '../wire/attachments';
 import { decodeFrame } from '../wire/frames';
 import { isObject, type JsonObject } from '../wire/json';
-import type {
-  ITurnHandle,
-  ITurnSink,
-  TurnRefusal,
-  TurnRequest
+import {
+  resumeAnswers,
+  type ITurnHandle,
+  type ITurnSink,
+  type TurnRefusal,
+  type TurnRequest,
+  turnRefusal
 } from '../wire/turn';
 import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
 import { httpEndpoint } from './endpoint';
@@ -265,13 +267,18 @@ function requestBody(
         ...chunkWireContext(request.context, toJupyterRoute),
         ...model
       }
-    : { thread_id: request.threadId, decisions: request.decisions, ...model };
+    : {
+        thread_id: request.threadId,
+        decisions: request.decisions,
+        ...resumeAnswers(request.reviews),
+        ...model
+      };
 }
 
 /**
- * A 409 of this project's server the model acts on: `nothing_pending` (the
- * review was answered elsewhere) or `busy` (another client's turn runs on
- * the thread).
+ * A 409 of this project's server the model acts on: `nothing_pending` or
+ * `stale_review` (the review was answered elsewhere), `busy` (another
+ * client's turn runs on the thread).
  */
 function refusalOf(status: number, body: string): TurnRefusal | undefined {
   if (status !== 409) {
@@ -279,10 +286,7 @@ function refusalOf(status: number, body: string): TurnRefusal | undefined {
   }
   try {
     const answer: unknown = JSON.parse(body);
-    const reason = isObject(answer) ? answer.reason : undefined;
-    return reason === 'nothing_pending' || reason === 'busy'
-      ? reason
-      : undefined;
+    return isObject(answer) ? turnRefusal(answer.reason) : undefined;
   } catch {
     return undefined;
   }

@@ -121,10 +121,35 @@ export type TurnRequest =
  * Why a producer refused a request without running anything, when the model
  * acts on it. `nothing_pending`: a resume found no review waiting, so it was
  * answered elsewhere (another tab or window) and these decisions were not
- * applied. `busy`: a turn of another client (another tab or window) runs on
- * the thread, and this one did not start.
+ * applied. `stale_review`: another review waits than the one the resume
+ * answered, so that one was answered elsewhere and replaced. `busy`: a turn
+ * of another client (another tab or window) runs on the thread, and this
+ * one did not start.
  */
-export type TurnRefusal = 'nothing_pending' | 'busy';
+export type TurnRefusal = 'nothing_pending' | 'stale_review' | 'busy';
+
+/** The refusals a chunk-wire producer names by their `reason`. */
+export function turnRefusal(reason: unknown): TurnRefusal | undefined {
+  return reason === 'nothing_pending' ||
+    reason === 'stale_review' ||
+    reason === 'busy'
+    ? reason
+    : undefined;
+}
+
+/**
+ * What a chunk-wire resume names as the reviews it answers
+ * (docs/protocol.md §5.9): the interrupt ids of every one, when each one has
+ * some; else nothing, and the producer checks the decisions alone.
+ */
+export function resumeAnswers(reviews: readonly IReviewAnswer[] | undefined): {
+  interrupt_ids?: string[];
+} {
+  if (!reviews?.length || reviews.some(r => r.interruptIds.length === 0)) {
+    return {};
+  }
+  return { interrupt_ids: reviews.flatMap(review => review.interruptIds) };
+}
 
 /**
  * Where a transport delivers a turn. Transports parse at the edge: only
@@ -153,7 +178,7 @@ export interface ITurnSink {
    * (HTTP status, network, kernel died) and names the endpoint and cause.
    * With no reason and no terminal frame seen, the EOF rule applies.
    * `refusal` says why the producer refused the request, when the model
-   * acts on it (`nothing_pending`: a resume found no review waiting).
+   * acts on it (`TurnRefusal`: the review was answered elsewhere).
    */
   end(reason?: string, refusal?: TurnRefusal): void;
 }

@@ -589,7 +589,7 @@ export class ChatModel implements IConversation, IDisposable {
     if (this._running !== running) {
       return;
     }
-    if (refusal === 'nothing_pending' && running.answering) {
+    if (refusal && running.answering) {
       this._markAnsweredElsewhere(running.answering);
     }
     if (refusal === 'busy') {
@@ -608,7 +608,10 @@ export class ChatModel implements IConversation, IDisposable {
     this._finish(running);
   }
 
-  /** The review was answered in another tab: these cards' decisions did nothing. */
+  /**
+   * The review was answered in another tab (nothing waits, or another review
+   * replaced it): these cards' decisions did nothing.
+   */
   private _markAnsweredElsewhere({ entry, cards }: IAnswering): void {
     this._turnChanged.emit({
       entry,

@@ -43,6 +43,11 @@ export class NotebookToolRunner {
       if (this._options.ready) {
         await this._options.ready();
       }
+      // Stopped, or its conversation moved on, while it waited: what "always
+      // allow" says now is another conversation's, so nothing may apply.
+      if (signal.aborted) {
+        return stopped(call.name);
+      }
       return await this._run(call, signal);
     } catch (error) {
       return error instanceof ToolFailure
@@ -89,12 +94,13 @@ export class NotebookToolRunner {
       case 'reject':
         return toolRejected(outcome.reason);
       default:
-        return toolError(
-          'cancelled',
-          `The user stopped ${tool.name} before it ran.`
-        );
+        return stopped(tool.name);
     }
   }
+}
+
+function stopped(tool: string): JsonObject {
+  return toolError('cancelled', `The user stopped ${tool} before it ran.`);
 }
 
 /** What a read would read, for the setting that reviews reads too. */
