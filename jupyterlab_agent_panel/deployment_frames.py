@@ -168,4 +168,9 @@ class RunFrames:
             requests, configs, decisions = _normalize_interrupt(value)
             self.interrupted = True
             review = {"action_requests": requests, "review_configs": configs, "allowed_decisions": decisions}
-            yield {"status": "interrupt", "interrupt": review}
+            frame = {"status": "interrupt", "interrupt": review}
+            # Its id, as a local graph's frame has it (docs/protocol.md §5.9): a resume names it.
+            interrupt_id = interrupt.get("id") if isinstance(interrupt, dict) else None
+            if isinstance(interrupt_id, str) and interrupt_id:
+                frame["interrupt_ids"] = [interrupt_id]
+            yield frame

@@ -26,9 +26,13 @@ COMPLETE = {"status": "complete", "outcome": "complete"}
 INTERRUPTED = {"status": "complete", "outcome": "interrupted"}
 
 
+AGENT_SERVER_URL: list = []  # the module's Agent Server, for the tests that ask it directly
+
+
 @pytest.fixture(scope="module")
 def agent_server():
     with AgentServer() as url:
+        AGENT_SERVER_URL[:] = [url]
         yield url
 
 
@@ -152,6 +156,8 @@ async def test_a_turn_streams_and_the_thread_remembers(run_turn):
 async def test_a_review_is_answered_once_and_resumes_the_run(run_turn, post_json):
     thread_id = new_thread()
     asked = await run_turn("agents/remembering/chat", {"message": "review the notes", "thread_id": thread_id})
+    # The interrupt's id, as the Agent Server's thread state has it (docs/protocol.md §5.9).
+    assert asked[0].pop("interrupt_ids") == [await interrupt_id_of(thread_id)]
     resumed = await run_turn("agents/remembering/resume", {"thread_id": thread_id, "decisions": APPROVE})
     again = await post_json("agents/remembering/resume", {"thread_id": thread_id, "decisions": APPROVE})
 
@@ -172,6 +178,38 @@ async def test_a_review_is_answered_once_and_resumes_the_run(run_turn, post_json
     assert assert_one_terminal_last(resumed) == COMPLETE
     assert again.code == 409
     assert json.loads(again.body) == {"message": NOTHING_PENDING, "reason": "nothing_pending"}
+
+
+async def interrupt_id_of(thread_id: str) -> str:
+    """The id of the one interrupt the deployment's thread waits on, read from the Agent Server."""
+    from langgraph.pregel.remote import RemoteGraph
+    from langgraph_sdk import get_client
+
+    remote = RemoteGraph("remembering", client=get_client(url=AGENT_SERVER_URL[0]))
+    [interrupt] = (await remote.aget_state({"configurable": {"thread_id": thread_id}})).interrupts
+    return interrupt.id
+
+
+async def test_a_replayed_resume_is_refused_on_a_deployment_too(run_turn, post_json):
+    """Issue 34 item 4: the deployment's interrupt frames carry their ids, so a resume names the
+    review it answers, and an earlier review's answer sent again is refused (stale_review)."""
+    thread_id = new_thread()
+
+    def ask() -> dict:
+        return {"message": "review the notes", "thread_id": thread_id}
+
+    [first] = (await run_turn("agents/remembering/chat", ask()))[0]["interrupt_ids"]
+    replayed = {"thread_id": thread_id, "decisions": APPROVE, "interrupt_ids": [first]}
+    assert assert_one_terminal_last(await run_turn("agents/remembering/resume", replayed)) == COMPLETE
+    [second] = (await run_turn("agents/remembering/chat", ask()))[0]["interrupt_ids"]
+    assert second != first
+
+    refused = await post_json("agents/remembering/resume", replayed)
+    assert refused.code == 409
+    assert json.loads(refused.body)["reason"] == "stale_review"
+    answer = {**replayed, "interrupt_ids": [second]}
+    resumed = await run_turn("agents/remembering/resume", answer)
+    assert text_of(resumed).startswith("Decision: approve.")
 
 
 async def test_tool_calls_and_results_of_langchain_hitl(run_turn):
