@@ -4,7 +4,7 @@
  * and applied, the rest always allowed while a user types into the
  * notebook's first cell. soak.spec.ts runs it without real-time
  * collaboration, collaboration.spec.ts with it; `./scripts/test` runs a short
- * soak (AGENT_PANEL_SOAK_EDITS, 20 by default), `./scripts/soak` 500.
+ * soak (AGENT_PANEL_SOAK_EDITS, 20 by default), `./scripts/soak N` N.
  */
 import { expect } from '@jupyterlab/galata';
 import type { Locator, Page, TestInfo } from '@playwright/test';
