@@ -596,6 +596,26 @@ describe('a conversation another tab answers in (issue 34)', () => {
     expect(cutByB()).toBe(false);
   });
 
+  it("a tab's own reload mid-turn shows its turn interrupted at once, not as answering elsewhere", async () => {
+    const store = new FakeConversationStore();
+    const state = new MemoryState();
+    const storage = new MemoryStorage();
+    const first = page(store, state, storage);
+    await first.library.start();
+    first.service.model.send('slow question');
+    const turn = first.transports[first.transports.length - 1].lastTurn;
+    turn.sink.frame(chunk('part 1 '));
+    await jest.advanceTimersByTimeAsync(1000);
+    // The store has everything: no unload copy is newer.
+    first.pageEvents.dispatchEvent(new Event('pagehide'));
+    const again = page(store, state, storage);
+    await again.library.start();
+    const reopened = again.service.model.entries[1] as ITurnEntry;
+    expect(turnText(reopened)).toBe('part 1 ');
+    expect(reopened.interruptedByReload).toBe(true);
+    expect(reopened.runningElsewhere).toBeFalsy();
+  });
+
   it('a turn whose tab went away without a word is shown interrupted after a while, and no longer running', async () => {
     const { store, a, id, shown } = await twoTabs();
     // Tab A is gone (its timers too): nothing more is saved.

@@ -218,9 +218,12 @@ export class ConversationLibrary implements IDisposable {
       this._options.service.show(again.session);
       return read.problems;
     }
-    // Stored as running: another tab may be answering in it, whose saves
-    // say so (its status is not this tab's to overwrite).
-    const running = stored?.status === 'running' && !read.sendAll;
+    // Opened from the list while stored as running: another tab may be
+    // answering in it, whose saves say so (its status is not this tab's to
+    // overwrite). Reopened at load (`instead`), it is this tab's own turn
+    // that the reload cut.
+    const running =
+      instead === undefined && stored?.status === 'running' && !read.sendAll;
     const session = this._sessionOf(id, read, running);
     const saver = this._adopt(session, read.storedKeys, read.sendAll);
     if (
