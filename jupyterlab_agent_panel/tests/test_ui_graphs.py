@@ -14,7 +14,7 @@ from helpers import assert_one_terminal_last, text_of
 from jupyterlab_agent_panel.context import message_with_context
 
 UI_CONFIG = Path(__file__).resolve().parents[2] / "ui-tests" / "jupyter_server_test_config.py"
-UI_AGENTS = ["hitl", "failing", "slow", "echo", "todos", "markdown", "remembering"]
+UI_AGENTS = ["hitl", "failing", "slow", "echo", "todos", "markdown", "remembering", "soak"]
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
 COMPLETE = {"status": "complete", "outcome": "complete"}
 INTERRUPTED = {"status": "complete", "outcome": "interrupted"}
