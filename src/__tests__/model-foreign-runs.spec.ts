@@ -100,6 +100,13 @@ describe('ChatModel and runs started elsewhere', () => {
     expect(transport.foreignRun('thread-b').sink).not.toBeNull();
   });
 
+  it('restored again on the same thread (another tab saved it), asks once, not at every restore', () => {
+    model.restore({ threadId: 'thread-a', entries: [] });
+    model.restore({ threadId: 'thread-a', entries: [] });
+    expect(transport.followers.map(f => f.threadId)).toEqual(['thread-a']);
+    expect(transport.foreignRun('thread-a').sink).not.toBeNull();
+  });
+
   it('stops following when disposed', () => {
     model.dispose();
     expect(transport.followers.every(f => f.disposed)).toBe(true);

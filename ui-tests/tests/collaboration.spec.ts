@@ -137,6 +137,9 @@ async function reloadOn(
 ): Promise<void> {
   const plain = 'notebook' in target ? playwrightPage(target) : target;
   await plain.reload();
+  // The splash may not be in the page yet when the reload returns: wait for
+  // the application object, then for the splash to go.
+  await plain.waitForFunction(() => Boolean((window as any).jupyterapp));
   await plain.locator('#jupyterlab-splash').waitFor({ state: 'detached' });
   await plain.evaluate(async wanted => {
     const app = (window as any).jupyterapp;

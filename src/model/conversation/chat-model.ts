@@ -427,13 +427,18 @@ export class ChatModel implements IConversation, IDisposable {
           : this._trans.__('Interrupted by a page reload.')
       );
     }
+    const sameThread = threadId === this._threadId;
     this._entries = [...entries];
     this._threadId = threadId;
     this._memory = transportMemory ?? null;
     this._held.clear();
     this.endpointName = endpointName ?? null;
     this.chosenModel = model ?? null;
-    this._followThread();
+    // Shown again from the store as another tab saves it: the thread is
+    // already followed (a join per save would be refused as busy each time).
+    if (!sameThread || this._following === null) {
+      this._followThread();
+    }
     this._cleared.emit();
     this._settleStatus();
   }
