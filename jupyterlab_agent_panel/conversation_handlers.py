@@ -1,7 +1,8 @@
 """The conversation routes under ``<base_url>agent-panel/conversations`` (docs/protocol.md §13).
 
 ``GET conversations[?q=]`` lists the user's conversations; ``GET``, ``PUT``,
-``PATCH`` and ``DELETE conversations/<id>`` read, save, rename and delete one.
+``PATCH`` and ``DELETE conversations/<id>`` read, save, rename and delete one
+(``GET conversations/<id>?since=<revision>``: 204 while it has not changed).
 Reading asks the server's ``Authorizer`` for ``read`` on ``agent_panel``,
 changing for ``write``. Errors are JSON like the other routes'
 (docs/protocol.md §6.3), plus 503 ``store_unavailable`` when the database
@@ -19,7 +20,7 @@ from tornado.ioloop import IOLoop
 
 from .conversation_schema import StoreUnavailable
 from .conversation_store import Update
-from .conversation_update import conversation_id_of, query_of, rename_of, update_of
+from .conversation_update import conversation_id_of, query_of, rename_of, since_of, update_of
 from .panel_handler import PanelHandler, Rejected
 
 
@@ -57,10 +58,20 @@ class ConversationItemHandler(ConversationHandler):
     @web.authenticated
     @authorized("read")
     async def get(self, raw_id: str) -> None:
-        """The whole conversation, entries in order."""
+        """The whole conversation, entries in order; with ``since`` (a revision the client
+        has), 204 without a body when it is still that revision."""
 
         async def work() -> None:
             conversation_id = conversation_id_of(raw_id)
+            since = since_of(self.get_query_argument("since", None))
+            if since is not None:
+                revision = await self.panel.conversations.revision(self.owner, conversation_id)
+                if revision is None:
+                    raise self.not_found(conversation_id)
+                if revision == since:
+                    self.set_status(204)
+                    self.finish()
+                    return
             text = await self.panel.conversations.conversation_json(self.owner, conversation_id)
             if text is None:
                 raise self.not_found(conversation_id)

@@ -102,6 +102,10 @@ class ConversationStore:
         """The whole conversation as JSON text, or ``None`` if ``owner`` has none of that id."""
         return await self._run(_conversation_json, owner, conversation_id)
 
+    async def revision(self, owner: str, conversation_id: str) -> Optional[int]:
+        """The conversation's revision (without reading its entries), or ``None`` if there is none."""
+        return await self._run(_revision, owner, conversation_id)
+
     async def put(self, owner: str, conversation_id: str, update: Update) -> dict:
         """Apply ``update``, creating the conversation if needed: ``{"revision", "updatedAt"}``."""
         return await self._run(_put, owner, conversation_id, update)
@@ -148,6 +152,12 @@ def _select_summary(connection: sqlite3.Connection, owner: str, conversation_id:
     sql = f"SELECT {SUMMARY_COLUMNS} FROM conversations c WHERE owner = ? AND id = ?"
     row = connection.execute(sql, (owner, conversation_id)).fetchone()
     return None if row is None else _summary(row)
+
+
+def _revision(connection: sqlite3.Connection, owner: str, conversation_id: str) -> Optional[int]:
+    sql = "SELECT revision FROM conversations WHERE owner = ? AND id = ?"
+    row = connection.execute(sql, (owner, conversation_id)).fetchone()
+    return None if row is None else row[0]
 
 
 def _conversation_json(connection: sqlite3.Connection, owner: str, conversation_id: str) -> Optional[str]:

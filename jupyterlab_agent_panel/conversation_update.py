@@ -45,6 +45,15 @@ def query_of(raw: str) -> str:
     return raw
 
 
+def since_of(raw: Optional[str]) -> Optional[int]:
+    """``since``, the revision a client already has (docs/protocol.md §13.1), or ``None``."""
+    if raw is None:
+        return None
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 15:
+        raise bad_request(f"since must be a revision (a whole number of at most 15 digits), not {shown(raw)}")
+    return int(raw)
+
+
 def _text(name: str, value: Any, limit: int = MAX_ID_CHARS) -> str:
     """``value`` if it is a string of at most ``limit`` characters and valid Unicode."""
     if not isinstance(value, str):

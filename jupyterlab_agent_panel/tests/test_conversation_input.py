@@ -140,6 +140,15 @@ async def test_a_query_over_1000_characters_is_400(conversations):
     assert message == "q is 1,001 characters long; at most 1000 are allowed"
 
 
+@pytest.mark.parametrize("since", ["", "-1", "1.5", "two", "١", "9" * 16])
+async def test_a_since_that_is_not_a_revision_is_400_naming_it(conversations, since):
+    await conversations("PUT", "c", body=GOOD)
+
+    message = refused(await conversations("GET", "c", params={"since": since}))
+
+    assert message.startswith("since must be a revision (a whole number of at most 15 digits), not ")
+
+
 class TestTheSaveLimit:
     @pytest.fixture
     def agent_panel_config(self):

@@ -214,6 +214,21 @@ async def test_an_unknown_id_is_404(conversations, method, body):
     assert (code, answer) == (404, {"message": "No conversation 'no-such-id'", "reason": "not_found"})
 
 
+async def test_since_answers_204_while_the_revision_is_the_clients_and_the_whole_conversation_after(conversations):
+    first = await saved(conversations, "watched", update(entries=[entry("a")]))
+
+    unchanged = await conversations("GET", "watched", params={"since": str(first["revision"])})
+    second = await saved(conversations, "watched", update(entries=[entry("b")]))
+    changed = await conversations("GET", "watched", params={"since": str(first["revision"])})
+    missing = await conversations("GET", "no-such-id", params={"since": "1"})
+
+    assert unchanged == (204, None)
+    assert changed[0] == 200
+    assert changed[1]["revision"] == second["revision"] == first["revision"] + 1
+    assert keys_of(changed[1]) == ["a", "b"]
+    assert missing == (404, {"message": "No conversation 'no-such-id'", "reason": "not_found"})
+
+
 async def test_a_10_mb_entry_round_trips(conversations):
     text = "".join(chr(0x20 + i % 90) for i in range(10 * 1024 * 1024))
     big = entry("big", kind="assistant", text=text)

@@ -632,6 +632,122 @@ describe('a conversation another tab answers in (issue 34)', () => {
   });
 });
 
+describe('a conversation shown idle in two tabs (issue 34)', () => {
+  /** Tab A ran one turn in a conversation; tab B opened it too. */
+  async function bothShowing() {
+    const store = new FakeConversationStore();
+    const a = page(store);
+    await a.library.start();
+    a.service.model.send('first');
+    const first = a.transports[a.transports.length - 1].lastTurn;
+    first.sink.frame(chunk('one'));
+    first.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(1000);
+    const id = a.service.current.id;
+    const b = page(store, new MemoryState(), new MemoryStorage());
+    await b.library.start();
+    await b.library.open(id);
+    expect(b.service.model.entries).toHaveLength(2);
+    return { store, a, b, id };
+  }
+
+  it('shows the turn the other tab runs next, as it streams there, and how it ended', async () => {
+    const { store, a, b, id } = await bothShowing();
+    a.service.model.send('second');
+    const turn = a.transports[a.transports.length - 1].lastTurn;
+    turn.sink.frame(chunk('two '));
+    await jest.advanceTimersByTimeAsync(4000);
+
+    const shown = () => b.service.model.entries;
+    expect(shown()).toHaveLength(4);
+    expect(shown()[2]).toMatchObject({ kind: 'user', text: 'second' });
+    expect(turnText(shown()[3])).toBe('two ');
+    expect((shown()[3] as ITurnEntry).runningElsewhere).toBe(true);
+    expect(b.service.model.status).toBe('idle');
+
+    turn.sink.frame(chunk('done'));
+    turn.sink.frame(complete());
+    await jest.advanceTimersByTimeAsync(4000);
+    expect(turnText(shown()[3])).toBe('two done');
+    expect((shown()[3] as ITurnEntry).runningElsewhere).toBeFalsy();
+    expect((shown()[3] as ITurnEntry).state.outcome).toBe('complete');
+    expect((await store.get(id))?.status).toBe('idle');
+    expect(store.entriesOf(id)).toHaveLength(4);
+  });
+
+  it('asks the store a cheap question while nothing changes, and writes nothing back', async () => {
+    const { store, b, id } = await bothShowing();
+    const entries = b.service.model.entries;
+    const puts = store.puts.length;
+    const asked = store.since.length;
+    const revision = (await store.get(id))!.revision;
+
+    await jest.advanceTimersByTimeAsync(10000);
+    expect(store.since.length - asked).toBeGreaterThanOrEqual(3);
+    expect(store.since.slice(asked).every(r => r === revision)).toBe(true);
+    expect(b.service.model.entries).toBe(entries);
+    expect(store.puts.length).toBe(puts);
+  });
+
+  it("shows the other tab's new title without saving it again", async () => {
+    const { store, a, b, id } = await bothShowing();
+    await a.library.rename(id, 'Renamed there');
+    await jest.advanceTimersByTimeAsync(4000);
+    expect(b.service.current.title).toBe('Renamed there');
+    await jest.advanceTimersByTimeAsync(4000);
+    expect(
+      store.puts.filter(put => put.update.title === 'Renamed there')
+    ).toHaveLength(1);
+  });
+
+  it("leaves a review the other tab's handlers answer to that tab", async () => {
+    const { a, b } = await bothShowing();
+    const decided: (string | null)[] = [];
+    const handler = {
+      handles: () => true,
+      decide: async (action: { name: string | null }) => {
+        decided.push(action.name);
+        return { type: 'approve' as const };
+      }
+    };
+    a.service.registerInterruptHandler({
+      handles: () => true,
+      decide: () => new Promise(() => undefined)
+    });
+    b.service.registerInterruptHandler(handler);
+    a.service.model.send('change the notebook');
+    const turn = a.transports[a.transports.length - 1].lastTurn;
+    turn.sink.frame(
+      frame({
+        status: 'interrupt',
+        interrupt: {
+          action_requests: [{ name: 'insert_cell', args: {} }],
+          review_configs: [
+            { action_name: 'insert_cell', allowed_decisions: ['respond'] }
+          ]
+        }
+      })
+    );
+    turn.sink.frame(complete('interrupted'));
+    await jest.advanceTimersByTimeAsync(4000);
+    expect(b.service.model.entries).toHaveLength(4);
+    expect(b.service.model.status).toBe('awaiting-decision');
+    expect(decided).toEqual([]);
+  });
+
+  it('leaves alone a tab that has something of its own under way', async () => {
+    const { a, b } = await bothShowing();
+    b.service.model.send('mine');
+    a.service.model.send('theirs');
+    await jest.advanceTimersByTimeAsync(4000);
+    expect(
+      b.service.model.entries
+        .filter(entry => entry.kind === 'user')
+        .map(entry => (entry as { text: string }).text)
+    ).toEqual(['first', 'mine']);
+  });
+});
+
 describe("a deployment's threads", () => {
   const withThreads = (
     threads: FakeThreads,

@@ -16,6 +16,8 @@ export class FakeConversationStore implements IConversationStore {
   missing = false;
   /** Make the next PUTs fail (a server error). */
   failPuts = 0;
+  /** The revision of every `getIfChanged`, in order. */
+  readonly since: number[] = [];
 
   async list(query?: string): Promise<IConversationSummary[]> {
     this._check();
@@ -35,6 +37,16 @@ export class FakeConversationStore implements IConversationStore {
     this._check();
     const row = this._rows.get(id);
     return row ? JSON.parse(JSON.stringify(row)) : null;
+  }
+
+  async getIfChanged(
+    id: string,
+    revision: number
+  ): Promise<IStoredConversation | 'unchanged' | null> {
+    this._check();
+    this.since.push(revision);
+    const row = this._rows.get(id);
+    return row?.revision === revision ? 'unchanged' : this.get(id);
   }
 
   async put(id: string, update: IConversationUpdate) {

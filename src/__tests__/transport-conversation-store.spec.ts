@@ -141,6 +141,29 @@ describe('ConversationStoreClient', () => {
     expect(await store.get('c2')).toBeNull();
   });
 
+  it('asks whether a conversation changed since a revision: unchanged, the whole of it, or gone', async () => {
+    const { calls, fetch } = answering(
+      [204, null],
+      [200, { ...SUMMARY, entries: [{ key: 'k' }], transportMemory: null }],
+      [404, { message: 'No conversation c1', reason: 'not_found' }],
+      [404, '<html>404: Not Found</html>']
+    );
+    const store = new ConversationStoreClient(BASE, fetch);
+    expect(await store.getIfChanged('c1', 3)).toBe('unchanged');
+    const changed = await store.getIfChanged('c1', 2);
+    expect(changed !== 'unchanged' && changed?.entries).toEqual([{ key: 'k' }]);
+    expect(await store.getIfChanged('c1', 3)).toBeNull();
+    await expect(store.getIfChanged('c1', 3)).rejects.toBeInstanceOf(
+      StoreUnavailableError
+    );
+    expect(calls.map(call => call.url)).toEqual([
+      `${BASE}/c1?since=3`,
+      `${BASE}/c1?since=2`,
+      `${BASE}/c1?since=3`,
+      `${BASE}/c1?since=3`
+    ]);
+  });
+
   it('tells a server without the routes from an unknown conversation', async () => {
     const { fetch } = answering([404, '<html>404: Not Found</html>']);
     const store = new ConversationStoreClient(BASE, fetch);

@@ -56,6 +56,14 @@ export interface IConversationStore {
   list(query?: string): Promise<IConversationSummary[]>;
   /** Null when the store has no conversation `id`. */
   get(id: string): Promise<IStoredConversation | null>;
+  /**
+   * `get`, or `'unchanged'` while the stored revision is still `revision`
+   * (one cheap answer, not the whole conversation).
+   */
+  getIfChanged(
+    id: string,
+    revision: number
+  ): Promise<IStoredConversation | 'unchanged' | null>;
   put(
     id: string,
     update: IConversationUpdate
@@ -107,23 +115,20 @@ export class ConversationStoreClient implements IConversationStore {
   async get(id: string): Promise<IStoredConversation | null> {
     const url = this._of(id);
     const body = await this._json(url, { method: 'GET' }, true);
-    if (body === null) {
-      return null;
+    return body === null ? null : readStored(body, url);
+  }
+
+  async getIfChanged(
+    id: string,
+    revision: number
+  ): Promise<IStoredConversation | 'unchanged' | null> {
+    const url = `${this._of(id)}?since=${revision}`;
+    const response = await this._fetch(url, { method: 'GET' });
+    if (response.status === 204) {
+      return 'unchanged';
     }
-    const summary = readSummary(body, url);
-    const record = body as JsonObject;
-    if (!Array.isArray(record.entries) || !record.entries.every(isObject)) {
-      throw new Error(`${url}: the conversation has no list of entries`);
-    }
-    return {
-      ...summary,
-      model: isModelId(record.model) ? record.model : null,
-      entries: record.entries as JsonObject[],
-      transportMemory: isObject(record.transportMemory)
-        ? record.transportMemory
-        : null,
-      queue: Array.isArray(record.queue) ? record.queue : []
-    };
+    const body = await this._body(url, response, true);
+    return body === null ? null : readStored(body, url);
   }
 
   async put(
@@ -176,9 +181,17 @@ export class ConversationStoreClient implements IConversationStore {
     missingIsNull = false
   ): Promise<unknown> {
     const response = await this._fetch(url, init);
-    if (response.status === 204) {
-      return null;
-    }
+    return response.status === 204
+      ? null
+      : this._body(url, response, missingIsNull);
+  }
+
+  /** The JSON body of `response` (not a 204), read as `_json` says. */
+  private async _body(
+    url: string,
+    response: Response,
+    missingIsNull: boolean
+  ): Promise<unknown> {
     const answer = await jsonAnswer(response);
     const { body } = answer;
     const reason = isObject(body) ? body.reason : undefined;
@@ -196,6 +209,24 @@ export class ConversationStoreClient implements IConversationStore {
     }
     return body;
   }
+}
+
+/** A whole stored conversation read from the answer of `url`. */
+function readStored(body: unknown, url: string): IStoredConversation {
+  const summary = readSummary(body, url);
+  const record = body as JsonObject;
+  if (!Array.isArray(record.entries) || !record.entries.every(isObject)) {
+    throw new Error(`${url}: the conversation has no list of entries`);
+  }
+  return {
+    ...summary,
+    model: isModelId(record.model) ? record.model : null,
+    entries: record.entries as JsonObject[],
+    transportMemory: isObject(record.transportMemory)
+      ? record.transportMemory
+      : null,
+    queue: Array.isArray(record.queue) ? record.queue : []
+  };
 }
 
 /** A request body longer than this (in characters) is encoded a slice at a time. */

@@ -7,6 +7,7 @@
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
+import type { Browser } from '@playwright/test';
 
 import { FaultServer, faultEndpoint, playwrightPage } from './fault-server';
 import {
@@ -92,11 +93,12 @@ test.describe('two windows on one workspace (built-in agent)', () => {
   // Both windows read and write the server's workspace, as real ones do.
   test.use({ mockState: false });
 
-  test('a review answered in one window is refused in the other, which says so', async ({
-    page,
-    browser,
-    baseURL
-  }) => {
+  /** A review waits in window A; window B, in a browser context of its own, shows it too. */
+  async function reviewInTwoWindows(
+    page: IJupyterLabPageFixture,
+    browser: Browser,
+    baseURL: string
+  ) {
     const panelA = await startFresh(page);
     await send(panelA, 'ask me a question');
     await expect(
@@ -105,7 +107,7 @@ test.describe('two windows on one workspace (built-in agent)', () => {
     // The store has it at once; JupyterLab saves the workspace (which
     // names the conversation shown) shortly after the state changes.
     await expect
-      .poll(async () => pendingReviewSaved(page, baseURL!), { timeout: 20000 })
+      .poll(async () => pendingReviewSaved(page, baseURL), { timeout: 20000 })
       .toBe(true);
 
     // Another browser context, as another browser profile or machine: a
@@ -135,6 +137,32 @@ test.describe('two windows on one workspace (built-in agent)', () => {
     const reviewB = turnsB
       .nth(reviewTurns - 1)
       .locator('.jp-AgentPanel-review');
+    return {
+      panelA,
+      windowB,
+      tabB,
+      panelB,
+      turnsB,
+      reviewTurns,
+      reviewB,
+      resumesA,
+      resumesB
+    };
+  }
+
+  test('a review answered in one window is refused in the other, which says so', async ({
+    page,
+    browser,
+    baseURL
+  }) => {
+    const windows = await reviewInTwoWindows(page, browser, baseURL!);
+    const { panelA, panelB, turnsB, reviewTurns, reviewB } = windows;
+    // Window B does not learn of A's answer before its user answers too
+    // (its store checks find nothing new, as just before A's save).
+    await windows.tabB.route(
+      /agent-panel\/conversations\/[^/?]+\?since=/,
+      route => route.fulfill({ status: 204 })
+    );
 
     await lastTurn(panelA).locator('[data-verb="approve"]').click();
     await expect(lastTurn(panelA).locator('.jp-AgentPanel-text')).toHaveText(
@@ -155,9 +183,34 @@ test.describe('two windows on one workspace (built-in agent)', () => {
     // Window B is not stuck: it can chat on.
     await expect(panelB.locator('.jp-AgentPanel-input')).toBeEnabled();
 
-    expect(resumesA.map(r => r.status())).toEqual([200]);
-    expect(resumesB.map(r => r.status())).toEqual([409]);
-    await windowB.close();
+    expect(windows.resumesA.map(r => r.status())).toEqual([200]);
+    expect(windows.resumesB.map(r => r.status())).toEqual([409]);
+    await windows.windowB.close();
+  });
+
+  test('a review answered in one window shows answered in the other, with the answer that followed', async ({
+    page,
+    browser,
+    baseURL
+  }) => {
+    const windows = await reviewInTwoWindows(page, browser, baseURL!);
+    const { panelA, panelB, turnsB, reviewTurns, reviewB } = windows;
+
+    await lastTurn(panelA).locator('[data-verb="approve"]').click();
+    await waitIdle(panelA);
+
+    await expect(reviewB).toHaveAttribute('data-state', 'answered', {
+      timeout: 15000
+    });
+    await expect(reviewB.locator('[data-verb="approve"]')).toBeHidden();
+    await expect(reviewB.locator('.jp-AgentPanel-reviewOutcome')).toBeVisible();
+    await expect(turnsB).toHaveCount(reviewTurns + 1);
+    await expect(lastTurn(panelB).locator('.jp-AgentPanel-text')).toHaveText(
+      DEMO_RESUMED
+    );
+    await waitIdle(panelB);
+    expect(windows.resumesB).toEqual([]);
+    await windows.windowB.close();
   });
 });
 

@@ -1,11 +1,13 @@
 /**
  * One conversation open in two tabs (issue 34 item 2), in two browser
  * contexts on the same server: a turn that streams in one shows in the
- * other as the first tab saves it, and ends there as it ends; sending from
- * both at once runs one turn, and the other tab says the agent is busy. (A
+ * other as the first tab saves it, and ends there as it ends, whether the
+ * other tab opened it then or showed it already; sending from both at once
+ * runs one turn, and the other tab says the agent is busy. (A
  * review answered in one tab and then in the other: reliability-state.spec.ts.)
  */
 import { expect, galata, test } from '@jupyterlab/galata';
+import type { IJupyterLabPageFixture } from '@jupyterlab/galata';
 import type { Browser, Locator, Page } from '@playwright/test';
 
 import { playwrightPage } from './fault-server';
@@ -62,6 +64,48 @@ async function secondTab(
   return { tab: plain, panel };
 }
 
+/** Tab A answered a first message tagged `tag`; tab B shows that conversation too. */
+async function bothShowing(
+  page: IJupyterLabPageFixture,
+  browser: Browser,
+  baseURL: string,
+  waitForApplication: Parameters<
+    typeof galata.newPage
+  >[0]['waitForApplication'],
+  tag: string
+): Promise<{ panelA: Locator; tab: Page; panelB: Locator }> {
+  const panelA = await startFresh(page);
+  await send(panelA, `ticks=1 ${tag}`);
+  await waitIdle(panelA);
+  const { tab, panel: panelB } = await secondTab(
+    browser,
+    baseURL,
+    waitForApplication,
+    tag
+  );
+  await waitIdle(panelB);
+  return { panelA, tab, panelB };
+}
+
+/** What `panel` shows of the conversation of the test below. */
+async function conversationIn(panel: Locator): Promise<{
+  fromA: number;
+  fromB: number;
+  answers: string[];
+  refusals: string[];
+}> {
+  const users = await panel.locator('.jp-AgentPanel-user').allInnerTexts();
+  const turns = panel.locator('.jp-AgentPanel-turn');
+  return {
+    fromA: users.filter(text => text.includes('from A')).length,
+    fromB: users.filter(text => text.includes('from B')).length,
+    answers: await turns.locator('.jp-AgentPanel-text').allInnerTexts(),
+    refusals: (await turns.locator('.jp-AgentPanel-error').allInnerTexts()).map(
+      text => (text.includes(BUSY) ? BUSY : text)
+    )
+  };
+}
+
 const ticks = (count: number) =>
   Array.from({ length: count }, (_, n) => `tick${n + 1}`).join(' ');
 
@@ -112,33 +156,31 @@ test('sending from both tabs at once runs one turn; the other tab says the agent
   waitForApplication
 }) => {
   const tag = `both ${Date.now()}`;
-  const panelA = await startFresh(page);
-  await send(panelA, `ticks=1 ${tag}`);
-  await waitIdle(panelA);
-  const { tab, panel: panelB } = await secondTab(
+  const { panelA, tab, panelB } = await bothShowing(
+    page,
     browser,
     baseURL!,
     waitForApplication,
     tag
   );
-  await waitIdle(panelB);
   await Promise.all([
     send(panelA, `ticks=6 from A ${tag}`),
     send(panelB, `ticks=6 from B ${tag}`)
   ]);
   await waitIdle(panelA);
   await waitIdle(panelB);
-  const outcomes = await Promise.all(
-    [panelA, panelB].map(async panel => {
-      const turn = lastTurn(panel);
-      return (await turn.locator('.jp-AgentPanel-error').count()) > 0
-        ? await turn.locator('.jp-AgentPanel-error').innerText()
-        : await turn.locator('.jp-AgentPanel-text').innerText();
-    })
-  );
-  // One tab's message ran to its end; the other's was refused, in words.
-  expect(outcomes.filter(text => text === ticks(6))).toHaveLength(1);
-  expect(outcomes.filter(text => text.includes(BUSY))).toHaveLength(1);
+  // One tab's message ran to its end; the other's was refused, in words;
+  // each tab ends up showing both, each once.
+  for (const panel of [panelA, panelB]) {
+    await expect
+      .poll(() => conversationIn(panel), { timeout: 20000 })
+      .toEqual({
+        fromA: 1,
+        fromB: 1,
+        answers: [ticks(1), ticks(6)],
+        refusals: [BUSY]
+      });
+  }
   // The stored conversation has each message once, and one answer to them.
   const list = await (
     await page.request.get(
@@ -164,5 +206,53 @@ test('sending from both tabs at once runs one turn; the other tab says the agent
       entry.kind === 'turn' && entry.state?.outcome === 'complete'
   );
   expect(answered).toHaveLength(2);
+  await tab.context().close();
+});
+
+test('a tab showing the conversation idle shows the next turn the other tab runs, as it streams there, and can go on from it', async ({
+  page,
+  browser,
+  baseURL,
+  waitForApplication
+}) => {
+  const tag = `idle ${Date.now()}`;
+  const { panelA, tab, panelB } = await bothShowing(
+    page,
+    browser,
+    baseURL!,
+    waitForApplication,
+    tag
+  );
+
+  await send(panelA, `ticks=30 next ${tag}`);
+  await expect(panelB.locator('.jp-AgentPanel-user').nth(1)).toContainText(
+    `next ${tag}`
+  );
+  const turnB = panelB.locator('.jp-AgentPanel-turn').nth(1);
+  await expect(turnB.locator('.jp-AgentPanel-elsewhere')).toContainText(
+    'Still answering in another tab or window'
+  );
+  await expect(turnB.locator('.jp-AgentPanel-text')).not.toContainText(
+    'tick30'
+  );
+  await waitIdle(panelA);
+  await expect(turnB.locator('.jp-AgentPanel-text')).toHaveText(ticks(30), {
+    timeout: 30000
+  });
+  await expect(turnB.locator('.jp-AgentPanel-elsewhere')).toHaveCount(0);
+  await expect(panelB.locator('.jp-AgentPanel-turn')).toHaveCount(2);
+
+  // Tab B goes on from there, and tab A shows it.
+  await send(panelB, `ticks=2 from B ${tag}`);
+  await waitIdle(panelB);
+  await expect(lastTurn(panelB).locator('.jp-AgentPanel-text')).toHaveText(
+    ticks(2)
+  );
+  await expect(panelA.locator('.jp-AgentPanel-turn')).toHaveCount(3, {
+    timeout: 30000
+  });
+  await expect(lastTurn(panelA).locator('.jp-AgentPanel-text')).toHaveText(
+    ticks(2)
+  );
   await tab.context().close();
 });

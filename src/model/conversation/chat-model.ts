@@ -89,6 +89,11 @@ export interface IChatRestore {
   transportMemory?: JsonObject | null;
   /** Another tab or window runs its last turn (`ITurnEntry.runningElsewhere`). */
   runningElsewhere?: boolean;
+  /**
+   * Shown as another tab or window saved it: a review it waits for is that
+   * tab's to answer (`ChatModel.reviewOfAnotherTab`).
+   */
+  fromAnotherTab?: boolean;
 }
 
 /**
@@ -222,6 +227,15 @@ export class ChatModel implements IConversation, IDisposable {
    * A turn of another tab or window runs on this conversation's thread,
    * which its transport cannot show: the library follows the store.
    */
+  /**
+   * The review pending was shown as another tab or window saved it: that
+   * tab's handlers (a notebook change's diff) answer it, not this tab's,
+   * which would apply the change a second time.
+   */
+  get reviewOfAnotherTab(): boolean {
+    return this._reviewOfAnotherTab;
+  }
+
   get runsElsewhere(): ISignal<this, void> {
     return this._runsElsewhere;
   }
@@ -398,7 +412,8 @@ export class ChatModel implements IConversation, IDisposable {
     endpointName,
     model,
     transportMemory,
-    runningElsewhere
+    runningElsewhere,
+    fromAnotherTab
   }: IChatRestore): void {
     if (this._running || this._toolPhase) {
       throw new Error(
@@ -428,6 +443,7 @@ export class ChatModel implements IConversation, IDisposable {
       );
     }
     const sameThread = threadId === this._threadId;
+    this._reviewOfAnotherTab = fromAnotherTab === true;
     this._entries = [...entries];
     this._threadId = threadId;
     this._memory = transportMemory ?? null;
@@ -495,6 +511,7 @@ export class ChatModel implements IConversation, IDisposable {
 
   /** Add a turn entry and make it the running turn; its handle comes next. */
   private _openTurn(request: TurnRequest | null): IRunningTurn {
+    this._reviewOfAnotherTab = false;
     const reducer = new TurnReducer();
     const entry: ITurnEntry = {
       kind: 'turn',
@@ -876,6 +893,7 @@ export class ChatModel implements IConversation, IDisposable {
   private readonly _statusChanged = new Signal<this, ChatStatus>(this);
   private readonly _cleared = new Signal<this, void>(this);
   private readonly _runsElsewhere = new Signal<this, void>(this);
+  private _reviewOfAnotherTab = false;
   private readonly _endpointChanged = new Signal<this, string | null>(this);
   private readonly _chosenModelChanged = new Signal<this, string | null>(this);
 }

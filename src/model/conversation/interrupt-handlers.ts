@@ -4,7 +4,8 @@
  * the handlers decide the rows in order and the review is answered with
  * their decisions, once. The user can still answer the card first; the
  * handlers' work is then aborted. After a page reload a review still
- * pending is taken up again (docs/protocol.md §12.3).
+ * pending is taken up again (docs/protocol.md §12.3); one shown as another
+ * tab saved it is left to that tab (§13.7).
  */
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
@@ -66,7 +67,11 @@ export class InterruptHandlers implements IDisposable {
   /** Answer the pending review if every row of it has a handler. */
   private _takeUp(): void {
     const model = this._model;
-    if (this._working || model.status !== 'awaiting-decision') {
+    if (
+      this._working ||
+      model.status !== 'awaiting-decision' ||
+      model.reviewOfAnotherTab
+    ) {
       return;
     }
     const cards = model.pendingInterrupts;

@@ -14,7 +14,6 @@ import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type {
-  IStoredConversation,
   ConversationStatus,
   IConversationStore,
   IConversationSummary
@@ -47,7 +46,7 @@ import {
   storedStatus,
   titleOf
 } from './session';
-import { type FollowedState, StoreFollower } from './store-follower';
+import { type ILiveConversation, OtherTabs } from './other-tabs';
 
 /** The IStateDB key of the conversation shown last (its id). */
 export const LAST_SHOWN_KEY = 'jupyterlab-agent-panel:last-conversation';
@@ -73,6 +72,8 @@ export interface ILibraryOptions {
   state: IStateStore | null;
   trans: TranslationBundle;
   saver?: ISaverOptions;
+  /** How often the conversation shown is checked for another tab's saves. */
+  watchMs?: number;
 }
 
 export class ConversationLibrary implements IDisposable {
@@ -83,6 +84,14 @@ export class ConversationLibrary implements IDisposable {
         ? sessionStorageOrNull()
         : options.saver.unloadStore;
     options.service.currentChanged.connect(this._onCurrentChanged, this);
+    this._otherTabs = new OtherTabs({
+      store: options.store,
+      live: id => this._live.get(id),
+      shown: () => options.service.current,
+      reviewing: () => options.service.changeReviews.pending.length > 0,
+      unavailable: () => this._unavailable,
+      watchMs: options.watchMs
+    });
   }
 
   /** The conversations, newest first (filtered by `query`). */
@@ -225,7 +234,12 @@ export class ConversationLibrary implements IDisposable {
     const running =
       instead === undefined && stored?.status === 'running' && !read.sendAll;
     const session = this._sessionOf(id, read, running);
-    const saver = this._adopt(session, read.storedKeys, read.sendAll);
+    const saver = this._adopt(
+      session,
+      read.storedKeys,
+      read.sendAll,
+      stored?.revision
+    );
     if (
       !running &&
       (read.sendAll || stored?.status !== storedStatus(session.model.status))
@@ -236,7 +250,7 @@ export class ConversationLibrary implements IDisposable {
     }
     this._options.service.show(session);
     if (running && stored) {
-      this._follow(session, stored.revision);
+      this._otherTabs.follow(session, stored.revision);
     }
     void this._checkMemory(session);
     return read.problems;
@@ -305,9 +319,7 @@ export class ConversationLibrary implements IDisposable {
       return;
     }
     this._isDisposed = true;
-    for (const id of [...this._followers.keys()]) {
-      this._stopFollowing(id);
-    }
+    this._otherTabs.dispose();
     const shown = this._options.service.current;
     for (const { session, saver } of this._live.values()) {
       // The one shown belongs to the service; the others end here.
@@ -414,7 +426,8 @@ export class ConversationLibrary implements IDisposable {
   private _adopt(
     session: ConversationSession,
     storedKeys: string[],
-    sendAll: boolean
+    sendAll: boolean,
+    revision = 0
   ): ConversationSaver {
     const existing = this._live.get(session.id);
     if (existing) {
@@ -425,7 +438,7 @@ export class ConversationLibrary implements IDisposable {
       this._options.store,
       this._options.saver
     );
-    saver.markStored(storedKeys, sendAll);
+    saver.markStored(storedKeys, sendAll, revision);
     saver.availabilityChanged.connect(this._onUnavailable, this);
     session.titleChanged.connect(this._update, this);
     session.model.statusChanged.connect(this._onStatus, this);
@@ -446,7 +459,7 @@ export class ConversationLibrary implements IDisposable {
     session.model.statusChanged.disconnect(this._onStatus, this);
     session.model.entryAdded.disconnect(this._update, this);
     session.model.runsElsewhere.disconnect(this._onRunsElsewhere, this);
-    this._stopFollowing(session.id);
+    this._otherTabs.stopFollowing(session.id);
     const { saver } = live;
     if (!save) {
       saver.dispose();
@@ -502,59 +515,8 @@ export class ConversationLibrary implements IDisposable {
   private _onRunsElsewhere(model: ChatModel): void {
     const live = [...this._live.values()].find(l => l.session.model === model);
     if (live) {
-      this._follow(live.session, -1);
+      this._otherTabs.follow(live.session, -1);
     }
-  }
-
-  /** Follow `session` in the store from its stored `revision` (-1: show it at once). */
-  private _follow(session: ConversationSession, revision: number): void {
-    if (this._followers.has(session.id) || this._unavailable) {
-      return;
-    }
-    this._followers.set(
-      session.id,
-      new StoreFollower(
-        this._options.store,
-        session.id,
-        revision,
-        (stored, state) => this._showStored(session, stored, state)
-      )
-    );
-  }
-
-  private _showStored(
-    session: ConversationSession,
-    stored: IStoredConversation,
-    state: FollowedState
-  ): void {
-    const live = this._live.get(session.id);
-    // Something of this tab's own (a message sent meanwhile) is not replaced.
-    if (!live || session.model.status !== 'idle' || live.saver.dirty) {
-      this._stopFollowing(session.id);
-      return;
-    }
-    const read = readConversation(stored, null);
-    if (!read) {
-      return;
-    }
-    session.model.restore({
-      ...read.restore,
-      threadId: session.model.threadId,
-      runningElsewhere: state === 'running'
-    });
-    // A turn whose tab went away is not running: the store is told so.
-    live.saver.tookStored(
-      read.storedKeys,
-      state === 'abandoned' ? stored.status : undefined
-    );
-    if (state !== 'running') {
-      this._stopFollowing(session.id);
-    }
-  }
-
-  private _stopFollowing(id: string): void {
-    this._followers.get(id)?.dispose();
-    this._followers.delete(id);
   }
 
   private _onStatus(): void {
@@ -708,12 +670,8 @@ export class ConversationLibrary implements IDisposable {
 
   private readonly _options: ILibraryOptions;
   private readonly _unload: IUnloadStore | null;
-  private readonly _live = new Map<
-    string,
-    { session: ConversationSession; saver: ConversationSaver }
-  >();
-  /** The conversations another tab answers in, followed in the store. */
-  private readonly _followers = new Map<string, StoreFollower>();
+  private readonly _live = new Map<string, ILiveConversation>();
+  private readonly _otherTabs: OtherTabs;
   private _summaries: IConversationSummary[] = [];
   /** The agents' threads the store lacks. */
   private _remote: IConversationSummary[] = [];

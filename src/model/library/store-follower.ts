@@ -29,7 +29,7 @@ export interface IStoreFollowerOptions {
 export class StoreFollower implements IDisposable {
   /** `revision`: the stored revision already shown. */
   constructor(
-    private readonly _store: Pick<IConversationStore, 'get'>,
+    private readonly _store: Pick<IConversationStore, 'get' | 'getIfChanged'>,
     private readonly _id: string,
     revision: number,
     private readonly _show: (
@@ -59,9 +59,13 @@ export class StoreFollower implements IDisposable {
   }
 
   private async _poll(): Promise<void> {
-    let stored: IStoredConversation | null;
+    let stored: IStoredConversation | 'unchanged' | null;
     try {
-      stored = await this._store.get(this._id);
+      // Unchanged: the store's one cheap answer, not the conversation.
+      stored =
+        this._revision < 0
+          ? await this._store.get(this._id)
+          : await this._store.getIfChanged(this._id, this._revision);
     } catch {
       // The store did not answer this time: ask again.
       if (!this._isDisposed) {
@@ -76,6 +80,10 @@ export class StoreFollower implements IDisposable {
       this.dispose();
       return;
     }
+    if (stored === 'unchanged') {
+      this._staleCheck();
+      return;
+    }
     const running = stored.status === 'running';
     if (!running) {
       this._show(stored, 'ended');
@@ -86,12 +94,30 @@ export class StoreFollower implements IDisposable {
       this._revision = stored.revision;
       this._changedAt = Date.now();
       this._show(stored, 'running');
-    } else if (Date.now() - this._changedAt >= this._staleMs) {
-      this._show(stored, 'abandoned');
-      this.dispose();
+    }
+    this._staleCheck(stored);
+  }
+
+  /**
+   * Nothing new for `staleMs`: the tab that ran the turn went away, and the
+   * turn is shown as it was last saved (`stored`, read now if not given).
+   */
+  private _staleCheck(stored?: IStoredConversation): void {
+    if (Date.now() - this._changedAt < this._staleMs) {
+      this._schedule();
       return;
     }
-    this._schedule();
+    void (async () => {
+      const last =
+        stored ?? (await this._store.get(this._id).catch(() => null));
+      if (this._isDisposed) {
+        return;
+      }
+      if (last) {
+        this._show(last, last.status === 'running' ? 'abandoned' : 'ended');
+      }
+      this.dispose();
+    })();
   }
 
   private readonly _intervalMs: number;

@@ -96,9 +96,10 @@ export class ConversationSaver implements IDisposable {
    * Take the conversation as the store has it (`keys`: the entries it
    * holds); `everything`: the store has nothing yet, all is sent.
    */
-  markStored(keys: Iterable<string>, everything = false): void {
+  markStored(keys: Iterable<string>, everything = false, revision = 0): void {
     const { model } = this._session;
     this._stored = new Set(keys);
+    this._revision = revision;
     this._memory = model.transportMemory;
     this._sent = {
       status: storedStatus(model.status),
@@ -116,12 +117,19 @@ export class ConversationSaver implements IDisposable {
 
   /**
    * The model was just restored from the store as another tab saved it
-   * (`keys`: the entries the store holds): none of it is to be sent back.
-   * `status`: the status the store holds, when this tab is to correct it
-   * (a turn whose tab went away); else the model's own is taken as saved.
+   * (`keys`: the entries the store holds, at `revision`, with `title`):
+   * none of it is to be sent back. `status`: the status the store holds,
+   * when this tab is to correct it (a turn whose tab went away); else the
+   * model's own is taken as saved.
    */
-  tookStored(keys: Iterable<string>, status?: ConversationStatus): void {
-    this.markStored(keys);
+  tookStored(
+    keys: Iterable<string>,
+    revision: number,
+    title: string,
+    status?: ConversationStatus
+  ): void {
+    this.markStored(keys, false, revision);
+    this._storedTitle = title;
     this._keys.clear();
     this._removed.clear();
     this._clearTimer();
@@ -129,6 +137,15 @@ export class ConversationSaver implements IDisposable {
       this._sent = { ...this._sent, status };
       this._saveNow();
     }
+  }
+
+  /**
+   * The store's revision of the conversation that this tab has (0: not
+   * stored yet). It stays behind when another tab saved in between this
+   * tab's saves, until this tab reads that (`tookStored`).
+   */
+  get revision(): number {
+    return this._revision;
   }
 
   /** The server has no store: the conversation is kept in memory only. */
@@ -248,7 +265,11 @@ export class ConversationSaver implements IDisposable {
     this._saveNow();
   }
 
-  private _onTitle(): void {
+  private _onTitle(_: ConversationSession, title: string): void {
+    // The title another tab saved, shown here: the store has it.
+    if (title === this._storedTitle) {
+      return;
+    }
     this._titleDirty = true;
     this._saveNow();
   }
@@ -316,7 +337,13 @@ export class ConversationSaver implements IDisposable {
       model: model.chosenModel
     };
     try {
-      await this._store.put(id, update);
+      const saved = await this._store.put(id, update);
+      if (saved.revision === this._revision + 1) {
+        this._revision = saved.revision;
+      }
+      if (update.title !== undefined) {
+        this._storedTitle = update.title;
+      }
       keys.forEach(key => this._stored.add(key));
       removed.forEach(key => this._stored.delete(key));
     } catch (error) {
@@ -402,6 +429,9 @@ export class ConversationSaver implements IDisposable {
   private readonly _page: EventTarget;
   /** The keys the store holds. */
   private _stored = new Set<string>();
+  private _revision = 0;
+  /** The title the store has, as far as this tab knows (null: not known). */
+  private _storedTitle: string | null = null;
   /** Entries changed since the last save. */
   private _keys = new Set<string>();
   private _removed = new Set<string>();
