@@ -61,6 +61,7 @@ from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
 from .builtin.catalog import ModelUnavailable, UnknownModel
+from .checkpoints import checkpoint_id_problem
 from .context import CONTEXT_FIELDS, attached_images, attachments_problem, message_with_context
 from .conversation_handlers import conversation_routes
 from .decisions import decision_shape_problem, interrupt_ids_problem
@@ -77,7 +78,13 @@ ROUTE_PREFIX = "agent-panel"
 # How long a turn waits for the previous turn of its thread, which has sent its
 # terminal frame, to close its graph's stream before it is refused as busy.
 ENDING_WAIT_SECONDS = 5.0
-REFUSAL_STATUS = {"nothing_pending": 409, "stale_review": 409, "bad_request": 400}
+REFUSAL_STATUS = {
+    "nothing_pending": 409,
+    "stale_review": 409,
+    "unknown_checkpoint": 409,
+    "bad_request": 400,
+    "cannot_fork": 400,
+}
 
 
 def agent_url(host: AgentHost) -> str:
@@ -141,6 +148,16 @@ async def check_model(host: AgentHost, loaded: LoadedAgent, model: Optional[str]
         raise Rejected(503, "model_unavailable", str(exc)) from None
 
 
+def fork_point(body: dict) -> Optional[str]:
+    """The checkpoint a chat forks its thread at (docs/protocol.md §5.10), None to go on from the latest."""
+    if body.get("checkpoint_id") is None:
+        return None
+    problem = checkpoint_id_problem(body["checkpoint_id"])
+    if problem is not None:
+        raise bad_request(problem)
+    return body["checkpoint_id"]
+
+
 def decision_list(body: dict) -> list:
     decisions = body.get("decisions", [])
     if not isinstance(decisions, list):
@@ -178,6 +195,7 @@ class TurnHandler(PanelHandler):
         model: Optional[str] = None,
         images: tuple = (),
         answers: Optional[list] = None,
+        fork_from: Optional[str] = None,
     ) -> None:
         """Stream one turn; a ``resume`` runs only if it answers the thread's pending interrupt;
         ``join_run``: stream that run, in flight on the thread, instead; ``model``: the built-in
@@ -197,7 +215,17 @@ class TurnHandler(PanelHandler):
         self.set_header("Cache-Control", "no-cache")
         self.set_header("Connection", "keep-alive")
         request = TurnRequest(
-            loaded, message, thread_id, resume, MAX_RESULT_LEN, join_run, self.thread_owner, model, images, answers
+            loaded,
+            message,
+            thread_id,
+            resume,
+            MAX_RESULT_LEN,
+            join_run,
+            self.thread_owner,
+            model,
+            images,
+            answers,
+            fork_from,
         )
         self._sse = SseTurn(self, host.worker, on_end=lambda: host.ending.add(thread_id))
         self._turn = asyncio.create_task(self._sse.run(request))
@@ -236,8 +264,9 @@ class ChatHandler(TurnHandler):
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
         """``{message, thread_id, current_directory?, focused_widget?, selected_text?,
-        selection_metadata?, attachments?, model?}`` → SSE; the context fields go into the message
-        text (images go to a model that reads them). 409 while another turn runs on ``thread_id``."""
+        selection_metadata?, attachments?, model?, checkpoint_id?}`` → SSE; the context fields go into
+        the message text (images go to a model that reads them); ``checkpoint_id`` forks the thread
+        there first. 409 while another turn runs on ``thread_id``."""
         try:
             host = self.agent_host(agent)
             body = self.json_body()
@@ -250,7 +279,8 @@ class ChatHandler(TurnHandler):
             context["attachments"] = body.get("attachments")
             text = message_with_context(message, context)
             model = model_of(body)
-            await self.run_turn(host, thread_id, text, model=model, images=attached_images(context["attachments"]))
+            images = attached_images(context["attachments"])
+            await self.run_turn(host, thread_id, text, model=model, images=images, fork_from=fork_point(body))
         except Rejected as rejected:
             self.reply_rejected(rejected)
 

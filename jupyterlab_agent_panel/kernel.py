@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Optional
 
+from .checkpoints import checkpoint_id_problem
 from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
 from .decisions import decision_shape_problem, interrupt_ids_problem
 from .graph import LoadedAgent, load_agent
@@ -206,7 +207,7 @@ class AgentPanelServer:
         if kind == "start_turn":
             turn_id, thread_id = _turn_ids(data)
             message = message_with_context(_required_string(data, "message"), _optional_context(data))
-            self._launch(connection, turn_id, thread_id, message, resume=None)
+            self._launch(connection, turn_id, thread_id, message, resume=None, fork_from=_fork_point(data))
         elif kind == "resume":
             turn_id, thread_id = _turn_ids(data)
             self._launch(connection, turn_id, thread_id, "", resume=_resume_value(data), answers=_answers(data))
@@ -247,6 +248,7 @@ class AgentPanelServer:
         message: str,
         resume: Any,
         answers: Optional[list] = None,
+        fork_from: Optional[str] = None,
     ) -> None:
         with self._lock:
             loaded = self._loaded
@@ -263,7 +265,9 @@ class AgentPanelServer:
             # two resumes of one review cannot both run (the second is ``nothing_pending``).
             turn = Turn(
                 turn_id=turn_id,
-                request=TurnRequest(loaded, message, thread_id, resume, self._max_result_len, answers=answers),
+                request=TurnRequest(
+                    loaded, message, thread_id, resume, self._max_result_len, answers=answers, fork_from=fork_from
+                ),
                 send=connection.send,
                 on_end=self._forget,
                 output=self._keep_output(turn_id),
@@ -381,6 +385,16 @@ def _resume_value(data: dict) -> Any:
         raise _Rejected("bad_request", problem)
     # The same envelope the HTTP resume route builds (docs/protocol.md §5.6).
     return {"decisions": data["decisions"]}
+
+
+def _fork_point(data: dict) -> Optional[str]:
+    """The checkpoint a ``start_turn`` forks its thread at (docs/protocol.md §5.10), None for the latest."""
+    if data.get("checkpoint_id") is None:
+        return None
+    problem = checkpoint_id_problem(data["checkpoint_id"])
+    if problem is not None:
+        raise _Rejected("bad_request", problem)
+    return data["checkpoint_id"]
 
 
 def _answers(data: dict) -> Optional[list]:

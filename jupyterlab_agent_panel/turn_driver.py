@@ -8,7 +8,8 @@ the exception, and one whose stream stopped without a terminal frame with
 :data:`NO_TERMINAL_FRAME`. A resume that answers nothing pending, another review
 than the pending one, or answers it wrongly, is refused before anything runs
 (:class:`Refusal`). Interrupt frames carry their interrupt's id, so the client can
-name what its resume answers.
+name what its resume answers. A turn begun by a message reports the checkpoint it
+starts from, and may fork its thread at an earlier one (:mod:`.checkpoints`).
 
 The turn runs on a worker loop (:mod:`.worker_loop`); ``cancel`` may come from
 another thread, so which terminal frame wins is decided under a lock.
@@ -22,6 +23,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
+from .checkpoints import fork_problem, with_checkpoint
 from .decisions import pending_problem, stale_problem
 from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
 from .usage import TurnUsage, with_callbacks
@@ -35,7 +37,8 @@ NO_TERMINAL_FRAME = {"status": "error", "error": "the graph's stream ended witho
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a turn did not run: ``nothing_pending`` or ``stale_review`` (HTTP 409), ``bad_request`` (400)."""
+    """Why a turn did not run: ``nothing_pending``, ``stale_review`` or ``unknown_checkpoint`` (HTTP
+    409), ``bad_request`` or ``cannot_fork`` (400)."""
 
     reason: str
     message: str
@@ -55,6 +58,7 @@ class TurnRequest:
     model: Optional[str] = None  # the built-in agent's model for this turn (docs/protocol.md §16.3)
     images: tuple = ()  # attached images, {"mime_type", "data"}, for a model that reads them (docs/protocol.md §16.7)
     answers: Optional[list] = None  # the interrupt ids a resume says it answers (docs/protocol.md §5.9)
+    fork_from: Optional[str] = None  # the checkpoint a message's turn starts from (docs/protocol.md §5.10)
 
     def turn_agent(self) -> TurnAgent:
         return self.loaded.turn_agent(self.model)
@@ -68,6 +72,8 @@ class TurnRequest:
         answer that interrupt's review. When the state cannot be read, the resume
         goes ahead as it always did.
         """
+        if self.fork_from is not None:
+            return await self._fork_refusal()
         if self.resume is None:
             return None
         pending = await pending_interrupts(self.turn_agent().agent, self.thread_id)
@@ -84,6 +90,12 @@ class TurnRequest:
             if problem is not None:
                 return Refusal("bad_request", f"The decisions do not answer the pending review: {problem}")
         return None
+
+    async def _fork_refusal(self) -> Optional[Refusal]:
+        if self.loaded.stream is not None:
+            return Refusal("cannot_fork", "An Agent Server deployment's thread cannot be forked from the panel yet")
+        problem = await fork_problem(self.turn_agent().agent, self.thread_id, self.fork_from)
+        return None if problem is None else Refusal(*problem)
 
     def frames(self) -> AsyncGenerator[dict, None]:
         if self.join_run is not None:
@@ -104,6 +116,8 @@ class TurnRequest:
         options["extractors"] = chosen.extractors
         message = with_images(self.message, self.images) if chosen.takes_images and self.images else self.message
         frames = iter_chunk_frames(with_callbacks(chosen.agent, [usage]), message, self.thread_id, **options)
+        if self.resume is None:
+            frames = with_checkpoint(frames, chosen.agent, self.thread_id, self.fork_from)
         frames = _with_interrupt_ids(frames, chosen.agent, self.thread_id)
         if chosen.tool_titles:
             frames = _with_tool_titles(frames, chosen.tool_titles)

@@ -135,7 +135,12 @@ async def test_the_quiz_asks_a_question_that_takes_only_an_answer(run_turn, post
     asked = await run_turn("chat", {"message": "Quiz me", "thread_id": thread_id})
 
     assert asked == [
-        {"status": "interrupt", "interrupt": QUIZ_REVIEW, "interrupt_ids": await pending_ids(thread_id)},
+        {
+            "status": "interrupt",
+            "interrupt": QUIZ_REVIEW,
+            "interrupt_ids": await pending_ids(thread_id),
+            "checkpoint_id": None,
+        },
         {"status": "complete", "outcome": "interrupted"},
     ]
     # Only an answer answers it (docs/protocol.md §5.8): an approval is refused, and it still waits.

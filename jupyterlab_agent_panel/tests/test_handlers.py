@@ -47,6 +47,7 @@ async def test_tool_turn_is_framed_exactly_as_sse(post_json):
         {
             "status": "streaming",
             "tool_calls": [{"name": "demo_lookup", "args": {"query": "use a tool"}, "id": "demo_lookup_1"}],
+            "checkpoint_id": None,  # the thread's first turn (docs/protocol.md §5.10)
         }
     ]
     result_index = next(i for i, f in enumerate(frames) if "tool_result" in f)
@@ -110,7 +111,12 @@ async def test_interrupt_then_respond_resumes_the_same_thread(run_turn, pending_
     asked = await run_turn("chat", {"message": "ask me a question", "thread_id": "t-ask"})
 
     assert asked == [
-        {"status": "interrupt", "interrupt": ASK_USER, "interrupt_ids": await pending_ids("t-ask")},
+        {
+            "status": "interrupt",
+            "interrupt": ASK_USER,
+            "interrupt_ids": await pending_ids("t-ask"),
+            "checkpoint_id": None,
+        },
         {"status": "complete", "outcome": "interrupted"},
     ]
 

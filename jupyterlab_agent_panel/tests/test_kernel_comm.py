@@ -168,6 +168,33 @@ def test_interrupt_then_resume_with_a_respond_decision(panel):
     assert end["outcome"] == "complete"
 
 
+def test_a_turn_reports_where_it_starts_and_a_fork_there_forgets_the_later_turns(kernel, panel):
+    serve(kernel, graph_spec("remembering:graph"))
+    thread_id = new_thread()
+
+    def say(message: str, **fields) -> tuple:
+        turn_id = panel.start_turn(message, thread_id, **fields)
+        end = panel.wait_turn_end(turn_id)["content"]["data"]
+        frames = frames_of(panel.turn(turn_id))
+        assert end["outcome"] == "complete"
+        return frames[0]["checkpoint_id"], "".join(f.get("chunk", "") for f in frames)
+
+    first, _ = say("one")
+    second, _ = say("two")
+    _, forked = say("TWO", checkpoint_id=second)
+    refused = panel.start_turn("x", thread_id, checkpoint_id="no-such-checkpoint")
+    rejection = panel.wait(lambda d: d.get("type") == "rejected")["content"]["data"]
+
+    assert first is None and isinstance(second, str)
+    assert forked == "I remember: one | TWO"
+    assert rejection == {
+        "type": "rejected",
+        "turn_id": refused,
+        "reason": "unknown_checkpoint",
+        "detail": f"Thread {thread_id!r} has no checkpoint 'no-such-checkpoint'",
+    }
+
+
 def test_context_is_appended_as_the_http_server_does(kernel, panel):
     context = {
         "current_directory": "work/notes",

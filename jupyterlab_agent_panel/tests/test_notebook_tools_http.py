@@ -63,6 +63,7 @@ async def test_a_tool_call_pauses_and_the_resume_carries_its_result(run_turn):
     assert paused[0] == {
         "status": "streaming",
         "tool_calls": [{"name": "read_notebook", "args": {"path": "other.ipynb"}, "id": "call_0"}],
+        "checkpoint_id": None,
     }
     [pending] = interrupts(paused)
     assert pending["action_requests"][0]["jupyterlab_agent_panel"] == {

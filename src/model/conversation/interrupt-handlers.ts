@@ -5,7 +5,7 @@
  * their decisions, once. The user can still answer the card first; the
  * handlers' work is then aborted. After a page reload a review still
  * pending is taken up again (docs/protocol.md §12.3); one shown as another
- * tab saved it is left to that tab (§13.7).
+ * tab saved it is left to that tab (docs/protocol.md §13.7).
  */
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
