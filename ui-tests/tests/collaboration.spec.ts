@@ -85,7 +85,7 @@ function onDisk(notebook: string): string[] {
 /** Write `notebook` on disk as another program does: code cells of these ids and sources. */
 function writeOnDisk(
   notebook: string,
-  written: { id: string; source: string }[]
+  written: { id: string; source: string; outputs?: object[] }[]
 ): void {
   const content = {
     nbformat: 4,
@@ -98,10 +98,10 @@ function writeOnDisk(
       }
     },
     cells: written.map(cell => ({
+      outputs: [],
       ...cell,
       cell_type: 'code',
       metadata: {},
-      outputs: [],
       execution_count: null
     }))
   };
@@ -109,6 +109,39 @@ function writeOnDisk(
     path.join(labRoot(STATE), notebook),
     JSON.stringify(content, null, 1)
   );
+}
+
+/**
+ * `notebook` with one cell that failed on a misspelt name (`prnt("hi")`, id
+ * `first`), written on disk and opened, its cell active. Not run and saved
+ * in the page as notebookWith does: the page's save was seen to wait forever
+ * for the server's answer when it followed the run here.
+ */
+async function failedCell(
+  page: IJupyterLabPageFixture,
+  notebook: string
+): Promise<void> {
+  writeOnDisk(notebook, [
+    {
+      id: 'first',
+      source: 'prnt("hi")',
+      outputs: [
+        {
+          output_type: 'error',
+          ename: 'NameError',
+          evalue: "name 'prnt' is not defined",
+          traceback: []
+        }
+      ]
+    }
+  ]);
+  await page.evaluate(async wanted => {
+    const widget = await (window as any).jupyterapp.commands.execute(
+      'docmanager:open',
+      { path: wanted, factory: 'Notebook' }
+    );
+    await widget.context.ready;
+  }, notebook);
 }
 
 /** A second page, in a browser context of its own, on `notebook`; resolves once its model is ready. */
@@ -291,7 +324,7 @@ test('the file changed on disk while a review waits: the server loads it into th
   tmpPath
 }) => {
   const notebook = `${tmpPath}/disk-stale.ipynb`;
-  await notebookWith(page, 'disk-stale.ipynb', 'prnt("hi")', true);
+  await failedCell(page, notebook);
   const panel = await startFresh(page);
   await send(panel, 'fix the error in the active cell');
   const edit = reviewOf(panel, 'edit_cell');
@@ -314,7 +347,7 @@ test('the file changed on disk while a review waits, the edited cell gone from i
   tmpPath
 }) => {
   const notebook = `${tmpPath}/disk-gone.ipynb`;
-  await notebookWith(page, 'disk-gone.ipynb', 'prnt("hi")', true);
+  await failedCell(page, notebook);
   const panel = await startFresh(page);
   await send(panel, 'fix the error in the active cell');
   const edit = reviewOf(panel, 'edit_cell');
