@@ -183,6 +183,22 @@ describe('the notebook tools in words', () => {
     });
   });
 
+  it('names the notebook of a call it went away under, from the result', () => {
+    const error =
+      'work/analysis.ipynb was deleted while the call waited for its review: nothing was changed.';
+    const deleted = card(
+      'insert_cell',
+      { source: 'x' },
+      { status: 'error', code: 'deleted', error, path: NB },
+      'error'
+    );
+    expect(said(deleted)).toBe('Insert a code cell in analysis.ipynb');
+    expect(toolOutcome(deleted, trans)).toEqual({
+      kind: 'failed',
+      text: error
+    });
+  });
+
   it('records how a change was decided', () => {
     const applied = (edited: boolean) =>
       toolOutcome(

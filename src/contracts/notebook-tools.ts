@@ -76,6 +76,7 @@ export type NotebookToolErrorCode =
   | 'read_only'
   | 'cancelled'
   | 'closed'
+  | 'deleted'
   | 'kernel_restarted'
   | 'failed';
 

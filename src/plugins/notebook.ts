@@ -125,7 +125,13 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
     whenPanelLoads(agentPanel, 'the notebook tools', async () => {
       const { registerNotebookTools } = await import('../notebook/tools');
       // Offered as long as the application lives, like the commands.
-      registerNotebookTools(agentPanel, tracker, app.restored, trans);
+      registerNotebookTools(
+        agentPanel,
+        tracker,
+        app.serviceManager.contents,
+        app.restored,
+        trans
+      );
     });
 
     app.commands.addCommand(REVEAL_CELL_COMMAND, {

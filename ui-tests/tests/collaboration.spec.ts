@@ -4,8 +4,11 @@
  * pages on one notebook, the notebook read from disk. The agent's change
  * reaches the other page when it is applied and not before; what a user
  * types meanwhile is kept; a stale edit overwrites nothing; the file keeps
- * every cell through reloads and a server restart; the soak's changes and
- * another page's typing all end up in both pages and on disk.
+ * every cell through reloads and a server restart; a file changed on disk
+ * by another program is loaded into the notebook, and an edit waiting for
+ * review is then stale (or its cell not found), never written over it; the
+ * soak's changes and another page's typing all end up in both pages and on
+ * disk.
  */
 import { expect, IJupyterLabPageFixture, test } from '@jupyterlab/galata';
 import type { ChildProcess } from 'child_process';
@@ -77,6 +80,68 @@ function onDisk(notebook: string): string[] {
   } catch {
     return []; // read while the server writes it: read again
   }
+}
+
+/** Write `notebook` on disk as another program does: code cells of these ids and sources. */
+function writeOnDisk(
+  notebook: string,
+  written: { id: string; source: string; outputs?: object[] }[]
+): void {
+  const content = {
+    nbformat: 4,
+    nbformat_minor: 5,
+    metadata: {
+      kernelspec: {
+        name: 'python3',
+        display_name: 'Python 3 (ipykernel)',
+        language: 'python'
+      }
+    },
+    cells: written.map(cell => ({
+      outputs: [],
+      ...cell,
+      cell_type: 'code',
+      metadata: {},
+      execution_count: null
+    }))
+  };
+  fs.writeFileSync(
+    path.join(labRoot(STATE), notebook),
+    JSON.stringify(content, null, 1)
+  );
+}
+
+/**
+ * `notebook` with one cell that failed on a misspelt name (`prnt("hi")`, id
+ * `first`), written on disk and opened, its cell active. Not run and saved
+ * in the page as notebookWith does: the page's save was seen to wait forever
+ * for the server's answer when it followed the run here.
+ */
+async function failedCell(
+  page: IJupyterLabPageFixture,
+  notebook: string
+): Promise<void> {
+  writeOnDisk(notebook, [
+    {
+      id: 'first',
+      source: 'prnt("hi")',
+      outputs: [
+        {
+          output_type: 'error',
+          ename: 'NameError',
+          evalue: "name 'prnt' is not defined",
+          traceback: []
+        }
+      ]
+    }
+  ]);
+  await page.evaluate(async wanted => {
+    const widget = await (window as any).jupyterapp.commands.execute(
+      'docmanager:open',
+      { path: wanted, factory: 'Notebook' }
+    );
+    await widget.context.ready;
+  }, notebook);
 }
 
 /** A second page, in a browser context of its own, on `notebook`; resolves once its model is ready. */
@@ -252,6 +317,50 @@ test('a stale edit overwrites nothing: the other page changed the cell while the
   await page.notebook.save();
   await expect.poll(() => onDisk(notebook)).toEqual([mine]);
   await other.context().close();
+});
+
+test('the file changed on disk while a review waits: the server loads it into the notebook, and the edit of the changed cell is stale', async ({
+  page,
+  tmpPath
+}) => {
+  const notebook = `${tmpPath}/disk-stale.ipynb`;
+  await failedCell(page, notebook);
+  const panel = await startFresh(page);
+  await send(panel, 'fix the error in the active cell');
+  const edit = reviewOf(panel, 'edit_cell');
+  await expect(edit).toBeVisible();
+  const theirs = 'prnt("written by another program")';
+  writeOnDisk(notebook, [{ id: 'first', source: theirs }]);
+  await expect.poll(async () => sources(await cells(page))).toEqual([theirs]);
+  await edit.locator('.jp-AgentPanel-changeApply').click();
+  await expect(await answer(panel)).toContainText(
+    'edit_cell did not work: Cell first of'
+  );
+  await expect(lastTurn(panel)).toContainText('changed since you read it');
+  expect(sources(await cells(page))).toEqual([theirs]);
+  await page.notebook.save();
+  await expect.poll(() => onDisk(notebook)).toEqual([theirs]);
+});
+
+test('the file changed on disk while a review waits, the edited cell gone from it: not found, nothing added back', async ({
+  page,
+  tmpPath
+}) => {
+  const notebook = `${tmpPath}/disk-gone.ipynb`;
+  await failedCell(page, notebook);
+  const panel = await startFresh(page);
+  await send(panel, 'fix the error in the active cell');
+  const edit = reviewOf(panel, 'edit_cell');
+  await expect(edit).toBeVisible();
+  writeOnDisk(notebook, [{ id: 'theirs', source: 'z = 0' }]);
+  await expect.poll(async () => sources(await cells(page))).toEqual(['z = 0']);
+  await edit.locator('.jp-AgentPanel-changeApply').click();
+  await expect(await answer(panel)).toHaveText(
+    `edit_cell did not work: ${notebook} has no cell with the id first.`
+  );
+  expect(sources(await cells(page))).toEqual(['z = 0']);
+  await page.notebook.save();
+  await expect.poll(() => onDisk(notebook)).toEqual(['z = 0']);
 });
 
 test.describe('the soak (soak-helpers.ts)', () => {

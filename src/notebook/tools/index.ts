@@ -5,6 +5,7 @@
  * Loaded with the panel (`plugins/notebook.ts`), not at JupyterLab's start.
  */
 import type { INotebookTracker } from '@jupyterlab/notebook';
+import type { Contents } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { DisposableSet, type IDisposable } from '@lumino/disposable';
 import {
@@ -15,6 +16,7 @@ import { respond } from '../../wire/decisions';
 import type { JsonObject } from '../../wire/json';
 import type { IAgentPanel } from '../../tokens';
 import { AppliedChanges } from './applied-changes';
+import { DeletedNotebooks } from './deleted-notebooks';
 import { LiveNotebooks } from './live-notebook';
 import { NotebookTools } from './notebook-tools';
 import { NotebookToolRunner } from './tool-runner';
@@ -24,15 +26,20 @@ export const NOTEBOOK_LOAD_WAIT_MS = 10_000;
 
 /**
  * Offer the eight tools; disposing withdraws them. A call waits for
- * `restored` (JupyterLab's workspace) and the notebooks it opened.
+ * `restored` (JupyterLab's workspace) and the notebooks it opened;
+ * `contents` tells which notebooks were deleted.
  */
 export function registerNotebookTools(
   agentPanel: IAgentPanel,
   tracker: INotebookTracker,
+  contents: Contents.IManager,
   restored: Promise<void>,
   trans: TranslationBundle
 ): IDisposable {
-  const notebooks = new LiveNotebooks(tracker);
+  const registered = new DisposableSet();
+  const deletions = new DeletedNotebooks(contents, tracker);
+  registered.add(deletions);
+  const notebooks = new LiveNotebooks(tracker, deletions);
   const applied = new AppliedChanges(notebooks, trans);
   const runner = new NotebookToolRunner({
     tools: new NotebookTools(notebooks, applied),
@@ -41,7 +48,6 @@ export function registerNotebookTools(
     threadId: () => agentPanel.model.threadId,
     ready: once(() => notebooksLoaded(tracker, restored))
   });
-  const registered = new DisposableSet();
   registered.add(agentPanel.registerChangeUndo(applied));
   for (const tool of NOTEBOOK_TOOLS) {
     registered.add(

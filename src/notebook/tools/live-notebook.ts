@@ -7,12 +7,13 @@
 import { CodeCell } from '@jupyterlab/cells';
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
-import type { Kernel } from '@jupyterlab/services';
 import { toolError } from '../../contracts/notebook-tools';
 import type { JsonObject } from '../../wire/json';
 import { textInRange } from '../../wire/context';
 import { PROVENANCE_KEY, type Provenance } from '../cells';
 import type { ICellData } from './cell-summary';
+import type { DeletedNotebooks } from './deleted-notebooks';
+import { RunEnd, runEndError } from './run-end';
 import { noKernel, ToolFailure } from './tool-failure';
 
 /** How long a changed cell stays highlighted. */
@@ -22,7 +23,10 @@ const MARKDOWN_MIME_TYPE = 'text/x-ipythongfm';
 
 /** One open notebook. */
 export class LiveNotebook {
-  constructor(readonly panel: NotebookPanel) {}
+  constructor(
+    readonly panel: NotebookPanel,
+    private readonly _deletions: DeletedNotebooks
+  ) {}
 
   get path(): string {
     return this.panel.context.path;
@@ -194,10 +198,18 @@ export class LiveNotebook {
       );
     }
     this._show(index);
-    const ended = new RunEnd(this.panel, kernel, timeoutMs, signal);
+    const ended = new RunEnd(
+      this.panel,
+      kernel,
+      timeoutMs,
+      signal,
+      this._deletions
+    );
     try {
-      const ran = CodeCell.execute(widget, session).then(reply =>
-        reply && reply.content.status === 'ok' ? 'ok' : 'error'
+      const ran = CodeCell.execute(widget, session).then(
+        reply => (reply && reply.content.status === 'ok' ? 'ok' : 'error'),
+        // The kernel's end cancels the execution: the run ended for that reason.
+        error => (ended.ending ? ended.promise : Promise.reject(error))
       );
       const outcome = await Promise.race([ran, ended.promise]);
       if (outcome === 'ok' || outcome === 'error' || outcome === 'timeout') {
@@ -210,8 +222,9 @@ export class LiveNotebook {
   }
 
   /**
-   * The notebook's shared model; a `closed` failure once the notebook was
-   * closed (e.g. while the change waited for review): nothing is changed then.
+   * The notebook's shared model; a `closed` (or `deleted`) failure once the
+   * notebook was closed (or its file deleted), e.g. while the change waited
+   * for review: nothing is changed then.
    */
   private get _shared() {
     return this._open();
@@ -220,12 +233,19 @@ export class LiveNotebook {
   private _open() {
     const model = this.panel.isDisposed ? null : this.panel.content.model;
     if (!model) {
-      throw new ToolFailure(
-        toolError(
-          'closed',
-          `${this.path} was closed: nothing was changed in it. It must be open for the notebook tools.`
-        )
-      );
+      const path = this.path;
+      throw new ToolFailure({
+        ...(this._deletions.has(this.panel)
+          ? toolError(
+              'deleted',
+              `${path} was deleted while the call waited for its review: nothing was changed.`
+            )
+          : toolError(
+              'closed',
+              `${path} was closed: nothing was changed in it. It must be open for the notebook tools.`
+            )),
+        path
+      });
     }
     return model.sharedModel;
   }
@@ -253,98 +273,18 @@ export class LiveNotebook {
   }
 }
 
-type RunEndReason = 'timeout' | 'cancelled' | 'closed' | 'kernel_restarted';
-
-/**
- * What ends a cell's run before its reply: the time limit, the user's Stop,
- * the notebook closed, or its kernel restarted, shut down or changed.
- */
-class RunEnd {
-  constructor(
-    private readonly _panel: NotebookPanel,
-    private readonly _kernel: Kernel.IKernelConnection,
-    timeoutMs: number,
-    private readonly _signal: AbortSignal
-  ) {
-    this.promise = new Promise(resolve => (this._resolve = resolve));
-    this._timer = setTimeout(() => this._resolve('timeout'), timeoutMs);
-    _signal.addEventListener('abort', this._onAbort, { once: true });
-    _panel.disposed.connect(this._onClosed, this);
-    _kernel.statusChanged.connect(this._onStatus, this);
-    _panel.sessionContext.kernelChanged.connect(this._onKernelChanged, this);
-  }
-
-  readonly promise: Promise<RunEndReason>;
-
-  dispose(): void {
-    clearTimeout(this._timer);
-    this._signal.removeEventListener('abort', this._onAbort);
-    this._panel.disposed.disconnect(this._onClosed, this);
-    this._kernel.statusChanged.disconnect(this._onStatus, this);
-    this._panel.sessionContext.kernelChanged.disconnect(
-      this._onKernelChanged,
-      this
-    );
-  }
-
-  private _onAbort = (): void => this._resolve('cancelled');
-
-  private _onClosed(): void {
-    this._resolve('closed');
-  }
-
-  private _onStatus(_: unknown, status: Kernel.Status): void {
-    if (
-      status === 'restarting' ||
-      status === 'autorestarting' ||
-      status === 'dead'
-    ) {
-      this._resolve('kernel_restarted');
-    }
-  }
-
-  private _onKernelChanged(): void {
-    this._resolve('kernel_restarted');
-  }
-
-  private _resolve: (reason: RunEndReason) => void = () => undefined;
-  private readonly _timer: ReturnType<typeof setTimeout>;
-}
-
-/** What the agent is told when a run ended before its reply (not by its time limit). */
-function runEndError(
-  reason: Exclude<RunEndReason, 'timeout'>,
-  path: string,
-  cellId: string
-): JsonObject {
-  switch (reason) {
-    case 'cancelled':
-      return toolError(
-        'cancelled',
-        'The user stopped the run before the cell finished.'
-      );
-    case 'closed':
-      return toolError(
-        'closed',
-        `${path} was closed while cell ${cellId} ran: its outputs are not known.`
-      );
-    case 'kernel_restarted':
-      return toolError(
-        'kernel_restarted',
-        `The kernel of ${path} restarted, shut down or changed while cell ${cellId} ran: the run did not finish, and the kernel's variables are gone.`
-      );
-  }
-}
-
 /** The open notebooks, through the notebook tracker. */
 export class LiveNotebooks {
-  constructor(private readonly _tracker: INotebookTracker) {}
+  constructor(
+    private readonly _tracker: INotebookTracker,
+    private readonly _deletions: DeletedNotebooks
+  ) {}
 
   all(): LiveNotebook[] {
     const found: LiveNotebook[] = [];
     this._tracker.forEach(panel => {
       if (!panel.isDisposed && panel.content.model) {
-        found.push(new LiveNotebook(panel));
+        found.push(new LiveNotebook(panel, this._deletions));
       }
     });
     return found;
@@ -353,7 +293,7 @@ export class LiveNotebooks {
   active(): LiveNotebook | null {
     const panel = this._tracker.currentWidget;
     return panel && !panel.isDisposed && panel.content.model
-      ? new LiveNotebook(panel)
+      ? new LiveNotebook(panel, this._deletions)
       : null;
   }
 
