@@ -76,7 +76,7 @@ def agent_panel_config(agent_server, keyed_server, monkeypatch):
 def comparable(frames: list) -> list:
     """Frames without what differs between two runs of one graph: message ids, timings,
     interrupt ids (a checkpoint's, docs/protocol.md §5.9) and the checkpoint a turn starts from
-    (only a local graph's frames carry it, §5.10) left out, tool call ids a graph mints per run
+    (only a local graph's frames carry it, docs/protocol.md §5.10) left out, tool call ids a graph mints per run
     (``call_<hex>``) numbered in order of appearance."""
     dropped = ("message_id", "duration_ms", "interrupt_ids", "checkpoint_id")
     kept = [{k: v for k, v in f.items() if k not in dropped} for f in frames]
