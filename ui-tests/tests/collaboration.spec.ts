@@ -292,7 +292,7 @@ test('a stale edit overwrites nothing: the other page changed the cell while the
   tmpPath
 }) => {
   const notebook = `${tmpPath}/stale.ipynb`;
-  await notebookWith(page, 'stale.ipynb', 'prnt("hi")', true);
+  await failedCell(page, notebook);
   const panel = await startFresh(page);
   await send(panel, 'fix the error in the active cell');
   const edit = reviewOf(panel, 'edit_cell');
