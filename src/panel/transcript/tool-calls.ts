@@ -3,7 +3,9 @@
  * a review pauses the turn; the turn that resumes carries its result (and
  * langstage-core announces the call again first). The first card built for
  * a call shows it, with the result a later turn brings; the later turn's
- * card for the same call shows nothing.
+ * card for the same call shows nothing. A card whose turn leaves the
+ * transcript (a long conversation keeps its latest entries built) lets its
+ * call go: the card built for it next shows it, with its result.
  */
 import type { IToolCard } from '../../wire/types';
 
@@ -23,5 +25,24 @@ export class ToolCalls {
     return card;
   }
 
+  /** The result of call `callId` that a later turn brought, if any. */
+  resultOf(callId: string): IToolCard | undefined {
+    return this._results.get(callId);
+  }
+
+  /** A later turn brought the result of call `callId`: its home shows it. */
+  deliver(callId: string, result: IToolCard): void {
+    this._results.set(callId, result);
+    this._homes.get(callId)?.resultArrived(result);
+  }
+
+  /** `card` is disposed: it no longer shows call `callId`. */
+  release(callId: string, card: IToolCallHome): void {
+    if (this._homes.get(callId) === card) {
+      this._homes.delete(callId);
+    }
+  }
+
   private readonly _homes = new Map<string, IToolCallHome>();
+  private readonly _results = new Map<string, IToolCard>();
 }

@@ -88,11 +88,14 @@ export class ToolView implements IItemView, IToolCallHome {
         this._options.onStatusChange?.();
       }
       if (card.result !== undefined) {
-        home.resultArrived(card);
+        calls!.deliver(card.callId!, card);
       }
       return;
     }
     this._card = card;
+    // Built again (its turn had left the transcript) after its result came.
+    this._result ??=
+      (card.callId !== null && calls?.resultOf(card.callId)) || null;
     this._render();
   }
 
@@ -136,6 +139,10 @@ export class ToolView implements IItemView, IToolCallHome {
   }
 
   dispose(): void {
+    const callId = this._card?.callId;
+    if (callId) {
+      this._context.calls?.release(callId, this);
+    }
     this.widget.node.removeEventListener('click', this);
     this._values.dispose();
     this.widget.dispose();

@@ -20,6 +20,10 @@ import { userContextView } from './user-context';
  * the earlier ones are built when the reader scrolls up to the "Show
  * earlier messages" button at the top (or presses it), a batch at a time,
  * so opening a 1,000-turn conversation costs what opening its tail does.
+ * A conversation that grows while the reader follows its end keeps at most
+ * `LIVE_ENTRIES` entries built: the oldest group is let go (the button
+ * builds it again), so a long agent run (one turn per review answered)
+ * costs every later change the same, not more and more.
  */
 export class TranscriptView extends Panel {
   constructor(
@@ -80,23 +84,25 @@ export class TranscriptView extends Panel {
     const from = Math.max(0, this._first - EARLIER_BATCH);
     const entries = this._model.entries.slice(from, this._first);
     const height = this.node.scrollHeight;
-    const groups: Panel[] = [];
+    const groups: IEntryGroup[] = [];
     for (const entry of entries) {
+      let group = groups[groups.length - 1];
+      if (!group || group.entries >= ENTRIES_PER_GROUP) {
+        group = { panel: transcriptGroup(), entries: 0 };
+        groups.push(group);
+      }
+      group.entries += 1;
       for (const widget of this._viewsOf(entry)) {
         if (widget instanceof TurnView) {
           // Only the latest turn offers Retry.
           widget.setLatest(false);
         }
-        let group = groups[groups.length - 1];
-        if (!group || group.widgets.length >= ENTRIES_PER_GROUP) {
-          group = transcriptGroup();
-          groups.push(group);
-        }
-        group.addWidget(widget);
+        group.panel.addWidget(widget);
       }
     }
     // After the button, before what is shown.
-    groups.forEach((group, index) => this.insertWidget(index + 1, group));
+    groups.forEach((group, index) => this.insertWidget(index + 1, group.panel));
+    this._groups.unshift(...groups);
     this._first = from;
     this._placeEarlier();
     this.node.scrollTop += this.node.scrollHeight - height;
@@ -125,15 +131,47 @@ export class TranscriptView extends Panel {
 
   private _onEntryAdded(_: ChatModel, entry: ChatEntry): void {
     this._append(entry);
+    this._trim();
   }
 
   private _append(entry: ChatEntry): void {
+    const group = this._groupForNext();
+    group.entries += 1;
     for (const widget of this._viewsOf(entry)) {
       if (widget instanceof TurnView) {
         this._latestTurn?.setLatest(false);
         this._latestTurn = widget;
       }
-      this._addToGroup(widget);
+      group.panel.addWidget(widget);
+    }
+  }
+
+  /**
+   * While the reader follows the end, let the oldest groups go once more
+   * than `LIVE_ENTRIES` entries are built: what is far above the view is
+   * built again when the reader scrolls up to it. (A reader who scrolled up
+   * keeps everything built, so nothing moves under them.)
+   */
+  private _trim(): void {
+    if (!this._scroller.following) {
+      return;
+    }
+    const first = this._first;
+    const built = () => this._model.entries.length - this._first;
+    while (built() > LIVE_ENTRIES && this._groups.length > 1) {
+      const group = this._groups.shift()!;
+      for (const widget of group.panel.widgets) {
+        if (widget instanceof TurnView) {
+          this._turns.delete(widget.node.dataset.turn!);
+        }
+      }
+      group.panel.dispose();
+      this._first += group.entries;
+    }
+    if (this._first !== first) {
+      this._placeEarlier();
+      // What was above the view went: the view moved up, not the reader.
+      this._scroller.jumpToLatest();
     }
   }
 
@@ -159,15 +197,15 @@ export class TranscriptView extends Panel {
    * turn then lays out the groups and the last group's entries, where one
    * flat list would lay out every entry of a long conversation.
    */
-  private _addToGroup(widget: Widget): void {
-    if (
-      !this._lastGroup ||
-      this._lastGroup.widgets.length >= ENTRIES_PER_GROUP
-    ) {
-      this._lastGroup = transcriptGroup();
-      this.addWidget(this._lastGroup);
+  private _groupForNext(): IEntryGroup {
+    const last = this._groups[this._groups.length - 1];
+    if (last && last.entries < ENTRIES_PER_GROUP) {
+      return last;
     }
-    this._lastGroup.addWidget(widget);
+    const group = { panel: transcriptGroup(), entries: 0 };
+    this._groups.push(group);
+    this.addWidget(group.panel);
+    return group;
   }
 
   /** The "Show earlier messages" button is first while entries are not built. */
@@ -187,7 +225,7 @@ export class TranscriptView extends Panel {
   private _rebuild(): void {
     this._turns.clear();
     this._latestTurn = null;
-    this._lastGroup = null;
+    this._groups = [];
     for (const widget of [...this.widgets]) {
       if (widget !== this._earlier) {
         widget.dispose();
@@ -206,7 +244,8 @@ export class TranscriptView extends Panel {
   private readonly _scroller: AutoScroller;
   private readonly _turns = new Map<string, TurnView>();
   private _latestTurn: TurnView | null = null;
-  private _lastGroup: Panel | null = null;
+  /** The groups shown, in order. */
+  private _groups: IEntryGroup[] = [];
   /** The index of the first entry shown; those before it are not built. */
   private _first = 0;
   private readonly _earlier: Widget;
@@ -221,6 +260,15 @@ export const OPENING_ENTRIES = 60;
 
 /** Entries built each time the reader reaches the top. */
 const EARLIER_BATCH = 60;
+
+/** Entries kept built while the conversation grows under a reader at its end. */
+export const LIVE_ENTRIES = OPENING_ENTRIES + 2 * ENTRIES_PER_GROUP;
+
+/** A group of the transcript and how many entries it shows. */
+interface IEntryGroup {
+  readonly panel: Panel;
+  entries: number;
+}
 
 function transcriptGroup(): Panel {
   const group = new Panel();
