@@ -61,7 +61,7 @@ from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
 from .builtin.catalog import ModelUnavailable, UnknownModel
-from .checkpoints import checkpoint_id_problem
+from .checkpoints import RESUME_AT_START, THREAD_START, fork_point
 from .context import CONTEXT_FIELDS, attached_images, attachments_problem, message_with_context
 from .conversation_handlers import conversation_routes
 from .decisions import decision_shape_problem, interrupt_ids_problem
@@ -148,14 +148,15 @@ async def check_model(host: AgentHost, loaded: LoadedAgent, model: Optional[str]
         raise Rejected(503, "model_unavailable", str(exc)) from None
 
 
-def fork_point(body: dict) -> Optional[str]:
-    """The checkpoint a chat forks its thread at (docs/protocol.md §5.10), None to go on from the latest."""
-    if body.get("checkpoint_id") is None:
-        return None
-    problem = checkpoint_id_problem(body["checkpoint_id"])
-    if problem is not None:
-        raise bad_request(problem)
-    return body["checkpoint_id"]
+def forked_at(body: dict, resume: bool = False) -> Any:
+    """Where a chat or a resume forks its thread first (docs/protocol.md §5.10), None for nowhere."""
+    try:
+        point = fork_point(body)
+    except ValueError as exc:
+        raise bad_request(str(exc)) from None
+    if resume and point is THREAD_START:
+        raise bad_request(RESUME_AT_START)
+    return point
 
 
 def decision_list(body: dict) -> list:
@@ -195,7 +196,7 @@ class TurnHandler(PanelHandler):
         model: Optional[str] = None,
         images: tuple = (),
         answers: Optional[list] = None,
-        fork_from: Optional[str] = None,
+        fork_from: Any = None,
     ) -> None:
         """Stream one turn; a ``resume`` runs only if it answers the thread's pending interrupt;
         ``join_run``: stream that run, in flight on the thread, instead; ``model``: the built-in
@@ -280,7 +281,7 @@ class ChatHandler(TurnHandler):
             text = message_with_context(message, context)
             model = model_of(body)
             images = attached_images(context["attachments"])
-            await self.run_turn(host, thread_id, text, model=model, images=images, fork_from=fork_point(body))
+            await self.run_turn(host, thread_id, text, model=model, images=images, fork_from=forked_at(body))
         except Rejected as rejected:
             self.reply_rejected(rejected)
 
@@ -289,8 +290,9 @@ class ResumeHandler(TurnHandler):
     @web.authenticated
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
-        """``{thread_id, decisions, interrupt_ids?, model?}`` → SSE; resumes with ``{"decisions":
-        decisions}`` (``decisions`` defaults to ``[]``). 409 ``busy`` while another turn runs on
+        """``{thread_id, decisions, interrupt_ids?, model?, checkpoint_id?}`` → SSE; resumes with
+        ``{"decisions": decisions}`` (``decisions`` defaults to ``[]``), at ``checkpoint_id`` when
+        given (the branch whose review it answers). 409 ``busy`` while another turn runs on
         ``thread_id``, 409 ``nothing_pending`` when no interrupt waits on it, 409 ``stale_review``
         when ``interrupt_ids`` are not the ones waiting, 400 when the decisions do not answer it
         (the review stays pending)."""
@@ -301,7 +303,10 @@ class ResumeHandler(TurnHandler):
             decisions = decision_list(body)
             resume = {"decisions": decisions}
             answers = answered_interrupts(body)
-            await self.run_turn(host, thread_id, "", resume=resume, model=model_of(body), answers=answers)
+            fork_from = forked_at(body, resume=True)
+            await self.run_turn(
+                host, thread_id, "", resume=resume, model=model_of(body), answers=answers, fork_from=fork_from
+            )
         except Rejected as rejected:
             self.reply_rejected(rejected)
 

@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Optional
 
-from .checkpoints import checkpoint_id_problem
+from .checkpoints import RESUME_AT_START, THREAD_START, fork_point
 from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
 from .decisions import decision_shape_problem, interrupt_ids_problem
 from .graph import LoadedAgent, load_agent
@@ -207,10 +207,18 @@ class AgentPanelServer:
         if kind == "start_turn":
             turn_id, thread_id = _turn_ids(data)
             message = message_with_context(_required_string(data, "message"), _optional_context(data))
-            self._launch(connection, turn_id, thread_id, message, resume=None, fork_from=_fork_point(data))
+            self._launch(connection, turn_id, thread_id, message, resume=None, fork_from=_forked_at(data))
         elif kind == "resume":
             turn_id, thread_id = _turn_ids(data)
-            self._launch(connection, turn_id, thread_id, "", resume=_resume_value(data), answers=_answers(data))
+            self._launch(
+                connection,
+                turn_id,
+                thread_id,
+                "",
+                resume=_resume_value(data),
+                answers=_answers(data),
+                fork_from=_forked_at(data, resume=True),
+            )
         elif kind == "cancel":
             self._cancel(_id(data, "turn_id"))
         elif kind == "health":
@@ -248,7 +256,7 @@ class AgentPanelServer:
         message: str,
         resume: Any,
         answers: Optional[list] = None,
-        fork_from: Optional[str] = None,
+        fork_from: Any = None,
     ) -> None:
         with self._lock:
             loaded = self._loaded
@@ -387,14 +395,15 @@ def _resume_value(data: dict) -> Any:
     return {"decisions": data["decisions"]}
 
 
-def _fork_point(data: dict) -> Optional[str]:
-    """The checkpoint a ``start_turn`` forks its thread at (docs/protocol.md §5.10), None for the latest."""
-    if data.get("checkpoint_id") is None:
-        return None
-    problem = checkpoint_id_problem(data["checkpoint_id"])
-    if problem is not None:
-        raise _Rejected("bad_request", problem)
-    return data["checkpoint_id"]
+def _forked_at(data: dict, resume: bool = False) -> Any:
+    """Where a ``start_turn`` or a ``resume`` forks its thread first (docs/protocol.md §5.10)."""
+    try:
+        point = fork_point(data)
+    except ValueError as exc:
+        raise _Rejected("bad_request", str(exc)) from None
+    if resume and point is THREAD_START:
+        raise _Rejected("bad_request", RESUME_AT_START)
+    return point
 
 
 def _answers(data: dict) -> Optional[list]:

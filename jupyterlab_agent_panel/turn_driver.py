@@ -23,12 +23,11 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
-from .checkpoints import fork_problem, with_checkpoint
+from .checkpoints import TERMINAL_STATUSES, fork_problem, pending_at, with_checkpoints
 from .decisions import pending_problem, stale_problem
 from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
 from .usage import TurnUsage, with_callbacks
 
-TERMINAL_STATUSES = frozenset({"complete", "error", "cancelled"})
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
 # How langstage-core words a raised exception in its error frame; a model's failure already says it all.
 MODEL_FAILURE_PREFIX = "ModelFailure: "
@@ -58,7 +57,7 @@ class TurnRequest:
     model: Optional[str] = None  # the built-in agent's model for this turn (docs/protocol.md §16.3)
     images: tuple = ()  # attached images, {"mime_type", "data"}, for a model that reads them (docs/protocol.md §16.7)
     answers: Optional[list] = None  # the interrupt ids a resume says it answers (docs/protocol.md §5.9)
-    fork_from: Optional[str] = None  # the checkpoint a message's turn starts from (docs/protocol.md §5.10)
+    fork_from: Any = None  # where the turn forks its thread first (docs/protocol.md §5.10)
 
     def turn_agent(self) -> TurnAgent:
         return self.loaded.turn_agent(self.model)
@@ -73,10 +72,15 @@ class TurnRequest:
         goes ahead as it always did.
         """
         if self.fork_from is not None:
-            return await self._fork_refusal()
-        if self.resume is None:
+            refused = await self._fork_refusal()
+            if refused is not None or self.resume is None:
+                return refused
+            # The review is the one the branch paused on, where the thread goes back to.
+            pending = await pending_at(self.turn_agent().agent, self.thread_id, self.fork_from)
+        elif self.resume is None:
             return None
-        pending = await pending_interrupts(self.turn_agent().agent, self.thread_id)
+        else:
+            pending = await pending_interrupts(self.turn_agent().agent, self.thread_id)
         if pending is None:
             return None
         if not pending:
@@ -116,8 +120,7 @@ class TurnRequest:
         options["extractors"] = chosen.extractors
         message = with_images(self.message, self.images) if chosen.takes_images and self.images else self.message
         frames = iter_chunk_frames(with_callbacks(chosen.agent, [usage]), message, self.thread_id, **options)
-        if self.resume is None:
-            frames = with_checkpoint(frames, chosen.agent, self.thread_id, self.fork_from)
+        frames = with_checkpoints(frames, chosen.agent, self.thread_id, self.fork_from, self.resume is None)
         frames = _with_interrupt_ids(frames, chosen.agent, self.thread_id)
         if chosen.tool_titles:
             frames = _with_tool_titles(frames, chosen.tool_titles)

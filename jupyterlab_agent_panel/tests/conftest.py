@@ -138,10 +138,10 @@ def conversations(jp_fetch):
 def run_turn(post_json):
     """POST chat/resume and return the parsed frames of a 200 SSE response."""
 
-    async def run(route: str, body: dict) -> list:
+    async def run(route: str, body: dict, end_checkpoint: bool = False) -> list:
         response = await post_json(route, body)
         assert response.code == 200, response.body
-        return parse_sse(response.body.decode("utf-8"))
+        return parse_sse(response.body.decode("utf-8"), end_checkpoint)
 
     return run
 

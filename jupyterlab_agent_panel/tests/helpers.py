@@ -39,23 +39,34 @@ def graph_spec(name: str) -> str:
     return f"{GRAPHS / name}.py:graph"
 
 
-def parse_sse(body: str) -> list:
-    """Frames of a whole SSE body, asserting the exact chunk-wire framing (docs/protocol.md §6.4)."""
+def parse_sse(body: str, end_checkpoint: bool = False) -> list:
+    """Frames of a whole SSE body, asserting the exact chunk-wire framing (docs/protocol.md §6.4);
+    the terminal frame's ``end_checkpoint_id`` is checked and left out unless ``end_checkpoint``."""
     assert body.endswith("\n\n"), f"body does not end with a blank line: {body[-40:]!r}"
     frames = []
     for event in body[: -len("\n\n")].split("\n\n"):
         assert event.startswith("data: "), f"not a data line: {event!r}"
         assert "\n" not in event, f"event spans several lines: {event!r}"
         frames.append(json.loads(event[len("data: "):]))
-    return frames
+    return frames if end_checkpoint else [without_end_checkpoint(frame) for frame in frames]
 
 
 def assert_one_terminal_last(frames: list) -> dict:
-    """The response ends with exactly one terminal frame; returns it."""
+    """The response ends with exactly one terminal frame; returns it without the checkpoint
+    it reports (docs/protocol.md §5.10), which must be a checkpoint id when there is one."""
     terminal = [f for f in frames if f.get("status") in TERMINAL_STATUSES]
     assert len(terminal) == 1, frames
     assert frames[-1] is terminal[0], frames
-    return terminal[0]
+    return without_end_checkpoint(terminal[0])
+
+
+def without_end_checkpoint(frame: dict) -> dict:
+    """``frame`` without its ``end_checkpoint_id``, checked to be a non-empty string if present."""
+    if "end_checkpoint_id" not in frame:
+        return frame
+    ended = frame["end_checkpoint_id"]
+    assert isinstance(ended, str) and ended, frame
+    return {key: value for key, value in frame.items() if key != "end_checkpoint_id"}
 
 
 def text_of(frames: list) -> str:

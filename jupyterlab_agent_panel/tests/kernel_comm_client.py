@@ -12,6 +12,8 @@ from typing import Callable, Optional
 
 from jupyter_client.manager import KernelManager
 
+from helpers import without_end_checkpoint
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GRAPHS_DIR = Path(__file__).resolve().parent / "graphs"
 
@@ -234,8 +236,9 @@ class PanelComm:
         return frames_of(self.turn(turn_id)), end
 
 
-def frames_of(messages: list[dict]) -> list[dict]:
-    """The ``frame`` messages of a turn, checked to arrive in ``seq`` order 0..n-1."""
+def frames_of(messages: list[dict], end_checkpoint: bool = False) -> list[dict]:
+    """The ``frame`` messages of a turn, checked to arrive in ``seq`` order 0..n-1; the terminal
+    frame's ``end_checkpoint_id`` is checked and left out unless ``end_checkpoint``."""
     frames = [d for d in messages if d.get("type") == "frame"]
     assert [d["seq"] for d in frames] == list(range(len(frames)))
-    return [d["frame"] for d in frames]
+    return [d["frame"] if end_checkpoint else without_end_checkpoint(d["frame"]) for d in frames]

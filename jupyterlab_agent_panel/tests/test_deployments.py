@@ -75,10 +75,10 @@ def agent_panel_config(agent_server, keyed_server, monkeypatch):
 
 def comparable(frames: list) -> list:
     """Frames without what differs between two runs of one graph: message ids, timings,
-    interrupt ids (a checkpoint's, docs/protocol.md §5.9) and the checkpoint a turn starts from
-    (only a local graph's frames carry it, docs/protocol.md §5.10) left out, tool call ids a graph mints per run
+    interrupt ids (a checkpoint's, docs/protocol.md §5.9) and the checkpoints a turn starts from
+    and ends at (docs/protocol.md §5.10) left out, tool call ids a graph mints per run
     (``call_<hex>``) numbered in order of appearance."""
-    dropped = ("message_id", "duration_ms", "interrupt_ids", "checkpoint_id")
+    dropped = ("message_id", "duration_ms", "interrupt_ids", "checkpoint_id", "end_checkpoint_id")
     kept = [{k: v for k, v in f.items() if k not in dropped} for f in frames]
     minted: dict = {}
     text = re.sub(r"call_[0-9a-f]{8,}", lambda m: minted.setdefault(m.group(), f"call_{len(minted)}"), json.dumps(kept))

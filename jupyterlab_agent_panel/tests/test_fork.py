@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from helpers import assert_one_terminal_last, graph_spec, text_of
-from jupyterlab_agent_panel.checkpoints import fork_problem
+from jupyterlab_agent_panel.checkpoints import RESUME_AT_START, fork_problem
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
 
 
@@ -79,7 +79,7 @@ async def test_a_fork_at_an_unknown_checkpoint_is_refused_and_changes_nothing(sa
     }
     for refused in (wrong_type, empty):
         assert refused.code == 400
-        assert json.loads(refused.body)["message"].startswith("checkpoint_id must be a non-empty string")
+        assert json.loads(refused.body)["message"].startswith("checkpoint_id must be null or a non-empty string")
     assert answer == "I remember: one | two"
 
 
@@ -102,6 +102,45 @@ class TestTheDefaultAgent:
         # The new branch waits for nothing: the review stays with the branch it paused.
         assert resume.code == 409
         assert json.loads(resume.body) == {"message": NOTHING_PENDING, "reason": "nothing_pending"}
+
+    async def test_a_resume_at_the_checkpoint_a_branch_paused_at_answers_its_review(self, run_turn, post_json):
+        thread = new_thread()
+        asked = await run_turn("chat", {"message": "ask me a question", "thread_id": thread}, end_checkpoint=True)
+        paused = asked[-1]["end_checkpoint_id"]
+        forked = await run_turn(
+            "chat", {"message": "hello", "thread_id": thread, "checkpoint_id": None}, end_checkpoint=True
+        )
+        at_start = await post_json("resume", {"thread_id": thread, "decisions": [], "checkpoint_id": None})
+
+        answered = await run_turn(
+            "resume",
+            {"thread_id": thread, "decisions": [{"type": "respond", "message": "Ada"}], "checkpoint_id": paused},
+            end_checkpoint=True,
+        )
+
+        assert asked[-1]["outcome"] == "interrupted" and isinstance(paused, str)
+        # It starts from a copy of the thread's first checkpoint, which held nothing.
+        assert isinstance(forked[0]["checkpoint_id"], str) and "Ada" not in text_of(forked)
+        assert forked[-1]["end_checkpoint_id"] not in (None, paused)
+        assert at_start.code == 400
+        assert json.loads(at_start.body)["message"] == RESUME_AT_START
+        assert "Ada" in text_of(answered)
+        assert assert_one_terminal_last(answered) == {"status": "complete", "outcome": "complete"}
+        assert isinstance(answered[-1]["end_checkpoint_id"], str)
+
+
+async def test_a_fork_to_null_goes_back_to_before_the_first_turn(say, run_turn):
+    thread = new_thread()
+    await say("one", thread)
+    await say("two", thread)
+
+    _, forgotten = await say("ONE", thread, checkpoint_id=None)
+    _, after = await say("and on", thread)
+    _, fresh = await say("first", new_thread(), checkpoint_id=None)
+
+    assert forgotten == "I remember: ONE"
+    assert after == "I remember: ONE | and on"
+    assert fresh == "I remember: first"  # a thread with no checkpoints yet is already at its start
 
 
 async def test_an_agent_without_checkpoints_cannot_fork():

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from helpers import GRAPHS
+from helpers import GRAPHS, without_end_checkpoint
 from jupyterlab_agent_panel.frame_json import finite, sse_event
 from kernel_comm_client import KernelUnderTest, PanelComm
 
@@ -27,7 +27,8 @@ def strict_frames(body: str) -> list:
     def refuse(constant: str):
         raise AssertionError(f"{constant} in a frame: not JSON")
 
-    return [json.loads(event[len("data: "):], parse_constant=refuse) for event in body.split("\n\n") if event]
+    frames = [json.loads(event[len("data: "):], parse_constant=refuse) for event in body.split("\n\n") if event]
+    return [without_end_checkpoint(frame) for frame in frames]
 
 
 class TestOverHttp:

@@ -37,7 +37,7 @@ async def test_tool_turn_is_framed_exactly_as_sse(post_json):
     assert response.headers["Content-Type"] == "text/event-stream"
     assert response.headers["Cache-Control"] == "no-cache"
     body = response.body.decode("utf-8")
-    frames = parse_sse(body)
+    frames = parse_sse(body, end_checkpoint=True)
     # Byte-exact: each event is "data: " + Python's default json.dumps of the frame.
     assert body == "".join(f"data: {json.dumps(frame)}\n\n" for frame in frames)
     assert "event:" not in body and "id:" not in body and "retry:" not in body

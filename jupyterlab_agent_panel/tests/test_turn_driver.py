@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from helpers import graph_spec, text_of
+from helpers import graph_spec, text_of, without_end_checkpoint
 from jupyterlab_agent_panel.graph import load_agent
 from jupyterlab_agent_panel.turn_driver import (
     CANCELLED_FRAME,
@@ -41,8 +41,10 @@ class Recorder:
 
     @property
     def end(self) -> TurnEnd:
+        """The one end, its terminal frame without the checkpoint it reports (checked)."""
         assert len(self.ends) == 1, self.ends
-        return self.ends[0]
+        end = self.ends[0]
+        return TurnEnd(without_end_checkpoint(end.frame), end.outcome, end.failure)
 
 
 class ScriptedRequest:

@@ -79,16 +79,18 @@ describe('MessageQueue', () => {
   });
 
   it('sends a queued message with the context it was queued with', async () => {
-    const { queue, transport } = setup();
+    const { queue, transport, model } = setup();
     queue.submit('first', null);
     queue.submit('second', CONTEXT);
     transport.lastTurn.sink.frame(complete());
     await settle();
+    // The message's id is its entry's (the AG-UI message id, docs/protocol.md §13.8).
     expect(transport.lastTurn.request).toEqual({
       kind: 'chat',
       threadId: 'thread-1',
       message: 'second',
-      context: CONTEXT
+      context: CONTEXT,
+      messageId: model.entries[2].key
     });
   });
 

@@ -74,7 +74,7 @@ export function runInput(
   thread.offeredTools = new Set(tools.map(tool => tool.name));
   const added = addToolResults(thread, request.toolResults ?? []);
   if (request.kind === 'chat') {
-    const id = UUID.uuid4();
+    const id = request.messageId ?? UUID.uuid4();
     thread.history.addUser(
       id,
       userContent(request.message, request.context, acceptsImages)

@@ -8,6 +8,8 @@
  */
 import type { Context } from '@ag-ui/core';
 import { isObject, type JsonObject } from '../wire/json';
+import { type IProblem, problem } from '../wire/problem';
+import type { HistoryMode } from '../wire/turn';
 import type { ISubagentTag } from '../wire/types';
 import { AguiHistory, callsOf } from './history';
 
@@ -154,4 +156,38 @@ function readContext(value: unknown): Context[] {
       ? [{ description: item.description, value: item.value }]
       : []
   );
+}
+
+/**
+ * The memory of a run that goes back to before message `messageId`: the
+ * history cut there, with no interrupt open (docs/protocol.md §8.8). The
+ * shared state is kept as it is: the client holds no earlier copy of it.
+ * Null when the memory does not hold that message.
+ */
+export function memoryBefore(
+  memory: JsonObject | null,
+  messageId: string
+): JsonObject | null {
+  const messages =
+    memory?.agui === MEMORY_VERSION && Array.isArray(memory.messages)
+      ? memory.messages
+      : [];
+  const at = messages.findIndex(
+    message => isObject(message) && message.id === messageId
+  );
+  if (!memory || at < 0) {
+    return null;
+  }
+  return { ...memory, messages: messages.slice(0, at), interrupts: [] };
+}
+
+/** Why an AG-UI endpoint's conversations cannot go back, by what its runs carry. */
+export function historyForkProblem(
+  history: HistoryMode | undefined
+): IProblem | null {
+  return history === 'latest'
+    ? problem(
+        'This AG-UI endpoint sends the server only the latest messages (history: latest): the server keeps the conversation, so the panel cannot go back to an earlier message.'
+      )
+    : null;
 }

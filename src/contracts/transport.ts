@@ -76,6 +76,22 @@ export interface IAgentTransport extends IDisposable {
    * whose endpoints may offer models (the chunk wire) provide it.
    */
   listModels?(): Promise<IModelOffer>;
+  /**
+   * Why this endpoint's conversations cannot go back to an earlier message
+   * (an AG-UI server that keeps the history itself); absent or null: they
+   * can, when the agent's checkpoints allow (docs/protocol.md §5.10).
+   */
+  readonly forkRefusal?: string | null;
+  /**
+   * The memory of a run that goes back to before message `messageId` (the
+   * AG-UI history the client holds, cut there); null when the memory does
+   * not hold that message. Only transports whose memory holds the
+   * conversation itself (AG-UI) provide it.
+   */
+  memoryBefore?(
+    memory: JsonObject | null,
+    messageId: string
+  ): JsonObject | null;
 }
 
 /** A conversation's thread, as a transport checks its memory. */

@@ -9,11 +9,12 @@ import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { parseEvent } from '../agui/events';
 import { type IRunInput, runInput } from '../agui/request';
-import { AguiThread } from '../agui/thread';
+import { AguiThread, historyForkProblem, memoryBefore } from '../agui/thread';
+import { translated } from '../contracts/problems';
 import { AguiRunMapper, cancelledByUser } from '../agui/to-chunk-frames';
 import type { IEndpointSettings } from '../contracts/settings';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
-import { isObject } from '../wire/json';
+import { isObject, type JsonObject } from '../wire/json';
 import type {
   HistoryMode,
   ITurnHandle,
@@ -55,6 +56,18 @@ export class AguiHttpTransport implements IAgentTransport {
 
   get label(): string {
     return this._options.url;
+  }
+
+  get forkRefusal(): string | null {
+    const found = historyForkProblem(this._options.history);
+    return found && translated(found, this._trans);
+  }
+
+  memoryBefore(
+    memory: JsonObject | null,
+    messageId: string
+  ): JsonObject | null {
+    return memoryBefore(memory, messageId);
   }
 
   get isDisposed(): boolean {

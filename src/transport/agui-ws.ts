@@ -8,6 +8,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
+import { historyForkProblem, memoryBefore } from '../agui/thread';
+import { translated } from '../contracts/problems';
 import type { IEndpointSettings } from '../contracts/settings';
 import type { JsonObject } from '../wire/json';
 import type {
@@ -57,6 +59,18 @@ export class AguiWsTransport implements IAgentTransport {
 
   get label(): string {
     return this._options.url;
+  }
+
+  get forkRefusal(): string | null {
+    const found = historyForkProblem(this._options.history);
+    return found && translated(found, this._trans);
+  }
+
+  memoryBefore(
+    memory: JsonObject | null,
+    messageId: string
+  ): JsonObject | null {
+    return memoryBefore(memory, messageId);
   }
 
   get isDisposed(): boolean {

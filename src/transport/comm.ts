@@ -33,6 +33,7 @@ import type {
   IThreadRef
 } from '../contracts/transport';
 import {
+  forkKeys,
   resumeAnswers,
   type ITurnHandle,
   type ITurnSink,
@@ -429,14 +430,16 @@ class CommTurn implements ITurnHandle, IChannelTurn {
         turn_id: this.turnId,
         thread_id: request.threadId,
         decisions: request.decisions as unknown as JSONObject[],
-        ...resumeAnswers(request.reviews)
+        ...resumeAnswers(request.reviews),
+        ...forkKeys(request.fork)
       };
     }
     const message: JSONObject = {
       type: 'start_turn',
       turn_id: this.turnId,
       thread_id: request.threadId,
-      message: request.message
+      message: request.message,
+      ...forkKeys(request.fork)
     };
     if (request.context) {
       message.context = chunkWireContext(request.context);

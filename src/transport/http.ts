@@ -13,6 +13,7 @@ import { chunkWireContext } from '../wire/attachments';
 import { decodeFrame } from '../wire/frames';
 import { isObject, type JsonObject } from '../wire/json';
 import {
+  forkKeys,
   resumeAnswers,
   type ITurnHandle,
   type ITurnSink,
@@ -265,13 +266,15 @@ function requestBody(
         message: request.message,
         thread_id: request.threadId,
         ...chunkWireContext(request.context, toJupyterRoute),
-        ...model
+        ...model,
+        ...forkKeys(request.fork)
       }
     : {
         thread_id: request.threadId,
         decisions: request.decisions,
         ...resumeAnswers(request.reviews),
-        ...model
+        ...model,
+        ...forkKeys(request.fork)
       };
 }
 

@@ -137,7 +137,7 @@ export interface IIgnoredFrame {
   reason: string;
 }
 
-export type WireFrame =
+export type WireFrame = (
   | IStreamingFrame
   | IInterruptFrame
   | ICompleteFrame
@@ -147,4 +147,17 @@ export type WireFrame =
   | IActivityFrame
   | ISubagentFrame
   | IUsageFrame
-  | IIgnoredFrame;
+  | IIgnoredFrame
+) &
+  ICheckpointKeys;
+
+/**
+ * Where a turn stands among its thread's LangGraph checkpoints, as this
+ * project's server and kernel helper report it (docs/protocol.md §5.10).
+ */
+export interface ICheckpointKeys {
+  /** On a message turn's first frame: the checkpoint before it (null: none). */
+  checkpoint_id?: string | null;
+  /** On a turn's terminal frame: the checkpoint the thread ended at. */
+  end_checkpoint_id?: string;
+}

@@ -10,7 +10,8 @@
  * Panel-internal additions, produced only by the AG-UI adapter (docs/protocol.md §2.7)
  * and never by a chunk-wire producer: the `state`, `activity`, `subagent`
  * and `usage` statuses, a `subagent` tag on streaming frames, and
- * `interrupt_ids` and `request` on interrupt frames.
+ * `interrupt_ids` and `request` on interrupt frames. This project's server
+ * adds `checkpoint_id` and `end_checkpoint_id` (docs/protocol.md §5.10).
  */
 import { failure, type IFailure } from './problem';
 import {
@@ -70,7 +71,10 @@ export function decodeFrame(input: string | unknown): DecodeResult {
     return { ok: true, frame: decodeEventFrame(value.type, value) };
   }
   if (typeof value.status === 'string') {
-    return { ok: true, frame: decodeChunkFrame(value.status, value) };
+    return {
+      ok: true,
+      frame: withCheckpoints(decodeChunkFrame(value.status, value), value)
+    };
   }
   if (typeof value.type === 'string') {
     return {
@@ -110,6 +114,17 @@ function decodeChunkFrame(status: string, raw: JsonObject): WireFrame {
     default:
       return ignored(`unknown status "${status}"`);
   }
+}
+
+/** `frame` with the checkpoint keys `raw` carries (docs/protocol.md §5.10). */
+function withCheckpoints(frame: WireFrame, raw: JsonObject): WireFrame {
+  if (typeof raw.checkpoint_id === 'string' || raw.checkpoint_id === null) {
+    frame.checkpoint_id = raw.checkpoint_id;
+  }
+  if (typeof raw.end_checkpoint_id === 'string') {
+    frame.end_checkpoint_id = raw.end_checkpoint_id;
+  }
+  return frame;
 }
 
 function decodeInterrupt(raw: JsonObject): IInterruptFrame {

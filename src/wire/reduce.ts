@@ -91,6 +91,12 @@ export class TurnReducer {
     if (this.ended) {
       return this._ignoreLateFrame(frame);
     }
+    if (frame.checkpoint_id !== undefined) {
+      this.state.startCheckpoint = frame.checkpoint_id;
+    }
+    if (frame.end_checkpoint_id !== undefined) {
+      this.state.endCheckpoint = frame.end_checkpoint_id;
+    }
     switch (frame.status) {
       case 'streaming':
         return this._applyStreaming(frame);

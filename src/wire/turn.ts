@@ -92,6 +92,12 @@ interface ITurnRequestBase {
    * endpoint's default.
    */
   model?: string;
+  /**
+   * Where the thread goes back to before this run (docs/protocol.md §5.10):
+   * the LangGraph checkpoint, or null for before its first turn. Absent: it
+   * goes on from where it is. Only the chunk wire reads it.
+   */
+  fork?: { checkpointId: string | null };
 }
 
 /** What the panel asks a transport to run. */
@@ -100,6 +106,8 @@ export type TurnRequest =
       kind: 'chat';
       message: string;
       context?: ITurnContext;
+      /** The id of the panel's entry of this message (the AG-UI message id). */
+      messageId?: string;
     })
   | (ITurnRequestBase & {
       kind: 'resume';
@@ -149,6 +157,13 @@ export function resumeAnswers(reviews: readonly IReviewAnswer[] | undefined): {
     return {};
   }
   return { interrupt_ids: reviews.flatMap(review => review.interruptIds) };
+}
+
+/** What a chunk-wire request says of where its thread forks (docs/protocol.md §5.10). */
+export function forkKeys(fork: TurnRequest['fork']): {
+  checkpoint_id?: string | null;
+} {
+  return fork ? { checkpoint_id: fork.checkpointId } : {};
 }
 
 /**

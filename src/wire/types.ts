@@ -208,6 +208,14 @@ export interface ITurnState {
   subagents?: ISubagentRun[];
   /** The tokens the turn's run used, when the producer reported them. */
   usage?: ITokenUsage;
+  /**
+   * The LangGraph checkpoint the thread was at before this turn's message
+   * (null: the thread's first turn); absent when the producer keeps none
+   * (docs/protocol.md §5.10).
+   */
+  startCheckpoint?: string | null;
+  /** The checkpoint the thread ended this turn at, when reported. */
+  endCheckpoint?: string;
 }
 
 /** What one applied frame changed, so a view can update only that. */

@@ -35,6 +35,7 @@ import type {
   TranscriptItem,
   TurnChange
 } from '../../wire/types';
+import { BranchTree, type IBranchLinks, type ISiblings } from './branches';
 import {
   ClientToolRegistry,
   failInterruptedTools,
@@ -42,7 +43,7 @@ import {
   owedResults
 } from './client-tools';
 
-export interface IUserEntry {
+export interface IUserEntry extends IBranchLinks {
   readonly kind: 'user';
   readonly key: string;
   readonly text: string;
@@ -50,7 +51,7 @@ export interface IUserEntry {
   readonly time: number;
 }
 
-export interface ITurnEntry {
+export interface ITurnEntry extends IBranchLinks {
   readonly kind: 'turn';
   readonly key: string;
   /** What this panel sent; null for a run another client started (AG-UI). */
@@ -65,6 +66,11 @@ export interface ITurnEntry {
    * (the library follows the store until it ends). Never saved.
    */
   runningElsewhere?: boolean;
+  /**
+   * The transport memory of the branch this turn ends, kept while another
+   * branch is shown (docs/protocol.md §13.8).
+   */
+  branchMemory?: JsonObject | null;
 }
 
 export type ChatEntry = IUserEntry | ITurnEntry;
@@ -244,6 +250,24 @@ export class ChatModel implements IConversation, IDisposable {
     return this._cleared;
   }
 
+  /**
+   * Another branch is shown (an edit, a regenerate, a switch): the entries
+   * given changed what is saved of them; `cleared` follows.
+   */
+  get branchMoved(): ISignal<this, readonly ChatEntry[]> {
+    return this._branchMoved;
+  }
+
+  /** Every entry of every branch, in the order they were added (what is saved). */
+  get allEntries(): readonly ChatEntry[] {
+    return this._tree.all;
+  }
+
+  /** Entry `key` among those in its place on other branches (`‹ n / m ›`). */
+  siblings(key: string): ISiblings<ChatEntry> {
+    return this._tree.siblings(key);
+  }
+
   /** The turn entry that is streaming, if any. */
   get runningTurn(): ITurnEntry | null {
     return this._running?.entry ?? null;
@@ -297,23 +321,113 @@ export class ChatModel implements IConversation, IDisposable {
   /** Send a message; refused (with the reason) while a turn runs or a review waits. */
   send(text: string, context?: ITurnContext): void {
     this._assertCanStart();
-    if (!text.trim()) {
-      throw new Error(this._trans.__('The message is empty.'));
+    const entry = this._userEntry(text, context);
+    this._add(entry);
+    this._followUps = 0;
+    this._startTurn(this._chat(entry));
+  }
+
+  /**
+   * Why the conversation cannot go back to before message `key` (edit it,
+   * or generate its answer again), or null when it can.
+   */
+  forkRefusal(key: string): string | null {
+    const trans = this._trans;
+    const index = this._entries.findIndex(entry => entry.key === key);
+    if (this._entries[index]?.kind !== 'user') {
+      return trans.__('This message is not on the branch shown.');
     }
-    this._add({
-      kind: 'user',
-      key: UUID.uuid4(),
-      text,
-      context: context ?? null,
-      time: Date.now()
-    });
+    const transport = this._transport;
+    if (!transport) {
+      return trans.__('No agent endpoint is configured.');
+    }
+    if (transport.forkRefusal) {
+      return transport.forkRefusal;
+    }
+    if (transport.memoryBefore) {
+      return transport.memoryBefore(this._memory, key)
+        ? null
+        : trans.__(
+            'This message was sent before the panel kept what it needs to go back to it.'
+          );
+    }
+    const next = this._entries[index + 1];
+    return next?.kind === 'turn' && next.state.startCheckpoint !== undefined
+      ? null
+      : trans.__(
+          'This agent keeps no checkpoints of its memory, so it cannot go back to before this message.'
+        );
+  }
+
+  /**
+   * Send `text` in place of the earlier message `key`: the agent goes on
+   * from where it was before that message, on a new branch; the branch left
+   * keeps everything, its pending review included. A running turn is
+   * stopped first.
+   */
+  edit(key: string, text: string, context?: ITurnContext): void {
+    const refusal = this.forkRefusal(key);
+    if (refusal !== null) {
+      throw new Error(refusal);
+    }
+    const entry = this._userEntry(text, context);
+    if (this._whenStopped(() => this.edit(key, text, context))) {
+      return;
+    }
+    const index = this._entries.findIndex(found => found.key === key);
+    const next = this._entries[index + 1];
+    const start =
+      next?.kind === 'turn' ? next.state.startCheckpoint : undefined;
+    const memory = this._transport?.memoryBefore
+      ? this._transport.memoryBefore(this._memory, key)
+      : this._memory;
+    const moved = this._leaveBranch();
+    this._entries = this._entries.slice(0, index);
+    this._tree.append(entry, this._tree.parentOf(key));
+    this._tree.choose(entry.key);
+    this._memory = memory;
+    this._showMoved([...moved, entry]);
+    this._entries.push(entry);
+    this._entryAdded.emit(entry);
     this._followUps = 0;
     this._startTurn({
-      kind: 'chat',
-      threadId: this._threadId,
-      message: text,
-      context
+      ...this._chat(entry),
+      ...(start !== undefined ? { fork: { checkpointId: start } } : {})
     });
+  }
+
+  /** Generate the answer of turn `key` again, from its message, on a new branch. */
+  regenerate(key: string): void {
+    const index = this._entries.findIndex(entry => entry.key === key);
+    for (let i = index - 1; i >= 0; i--) {
+      const entry = this._entries[i];
+      if (entry.kind === 'user') {
+        this.edit(entry.key, entry.text, entry.context ?? undefined);
+        return;
+      }
+    }
+    throw new Error(
+      this._trans.__('This answer has no message to answer again.')
+    );
+  }
+
+  /** Show the branch of entry `key` (one of the siblings at a fork). */
+  showBranch(key: string): void {
+    if (!this._tree.get(key)) {
+      throw new Error(this._trans.__('This conversation has no such branch.'));
+    }
+    if (this._whenStopped(() => this.showBranch(key))) {
+      return;
+    }
+    const moved = this._leaveBranch();
+    this._tree.choose(key);
+    this._entries = this._tree.path();
+    const leaf = this._entries[this._entries.length - 1];
+    if (leaf?.kind === 'turn' && leaf.branchMemory !== undefined) {
+      this._memory = leaf.branchMemory;
+    }
+    this._showMoved([...moved, this._tree.get(key)!]);
+    this._settleStatus();
   }
 
   /**
@@ -444,7 +558,8 @@ export class ChatModel implements IConversation, IDisposable {
     }
     const sameThread = threadId === this._threadId;
     this._reviewOfAnotherTab = fromAnotherTab === true;
-    this._entries = [...entries];
+    this._tree = new BranchTree(entries);
+    this._entries = this._tree.path();
     this._threadId = threadId;
     this._memory = transportMemory ?? null;
     this._held.clear();
@@ -485,6 +600,7 @@ export class ChatModel implements IConversation, IDisposable {
    */
   private _startTurn(request: TurnRequest, answering?: IAnswering): void {
     const transport = this._assertTransport();
+    const fork = request.fork ?? this._forkToShownBranch();
     const owed = owedResults(
       this._entries.filter(
         (entry): entry is ITurnEntry => entry.kind === 'turn'
@@ -504,7 +620,8 @@ export class ChatModel implements IConversation, IDisposable {
       ...(this._memory ? { memory: this._memory } : {}),
       ...(this._chosenModel !== null ? { model: this._chosenModel } : {}),
       ...(tools.length > 0 ? { tools } : {}),
-      ...(results.length > 0 ? { toolResults: results } : {})
+      ...(results.length > 0 ? { toolResults: results } : {}),
+      ...(fork ? { fork } : {})
     };
     running.handle = transport.startTurn(sent, this._sinkFor(running));
   }
@@ -797,6 +914,12 @@ export class ChatModel implements IConversation, IDisposable {
     if (this._running || this._toolPhase) {
       return;
     }
+    const after = this._afterStop;
+    if (after) {
+      this._afterStop = null;
+      after();
+      return;
+    }
     const pending = this.pendingInterrupts;
     this._setStatus(pending.length > 0 ? 'awaiting-decision' : 'idle');
     clearTimeout(this._expiryTimer);
@@ -845,12 +968,89 @@ export class ChatModel implements IConversation, IDisposable {
     }
     this._toolPhase?.abort();
     this._toolPhase = null;
+    this._afterStop = null;
     this._held.clear();
   }
 
   private _add(entry: ChatEntry): void {
+    const last = this._entries[this._entries.length - 1];
+    this._tree.append(entry, last?.key ?? null);
     this._entries.push(entry);
     this._entryAdded.emit(entry);
+  }
+
+  private _userEntry(text: string, context?: ITurnContext): IUserEntry {
+    if (!text.trim()) {
+      throw new Error(this._trans.__('The message is empty.'));
+    }
+    return {
+      kind: 'user',
+      key: UUID.uuid4(),
+      text,
+      context: context ?? null,
+      time: Date.now()
+    };
+  }
+
+  private _chat(entry: IUserEntry): TurnRequest {
+    return {
+      kind: 'chat',
+      threadId: this._threadId,
+      message: entry.text,
+      context: entry.context ?? undefined,
+      messageId: entry.key
+    };
+  }
+
+  /**
+   * Run `action` once the running turn (or client tools) stopped: true when
+   * it waits for that, false when nothing runs.
+   */
+  private _whenStopped(action: () => void): boolean {
+    if (!this._running && !this._toolPhase) {
+      return false;
+    }
+    this._afterStop = action;
+    this.stop();
+    return true;
+  }
+
+  /** The branch shown is left: its memory stays with its last turn. */
+  private _leaveBranch(): ChatEntry[] {
+    const leaf = this._entries[this._entries.length - 1];
+    this._held.clear();
+    this._reviewOfAnotherTab = false;
+    if (leaf?.kind !== 'turn') {
+      return [];
+    }
+    leaf.branchMemory = this._memory;
+    return [leaf];
+  }
+
+  private _showMoved(changed: ChatEntry[]): void {
+    this._branchMoved.emit(changed);
+    this._cleared.emit();
+  }
+
+  /**
+   * Where the agent's thread goes back to before the next run, when another
+   * branch than the one the thread last ran on is shown: the checkpoint the
+   * branch's last turn ended at (docs/protocol.md §5.10).
+   */
+  private _forkToShownBranch(): { checkpointId: string | null } | undefined {
+    const last = this._lastTurn();
+    let ran: ITurnEntry | undefined;
+    for (const entry of this._tree.all) {
+      if (entry.kind === 'turn' && (!ran || entry.startedAt >= ran.startedAt)) {
+        ran = entry;
+      }
+    }
+    if (!last || last === ran) {
+      return undefined;
+    }
+    // A turn stopped before it reported its end goes back to its start.
+    const at = last.state.endCheckpoint ?? last.state.startCheckpoint;
+    return at !== undefined ? { checkpointId: at } : undefined;
   }
 
   private _lastTurn(): ITurnEntry | undefined {
@@ -872,7 +1072,11 @@ export class ChatModel implements IConversation, IDisposable {
 
   private _threadId: string;
   private readonly _trans: TranslationBundle;
+  /** The branch shown; `_tree` has every branch. */
   private _entries: ChatEntry[] = [];
+  private _tree = new BranchTree<ChatEntry>();
+  /** What to do once the running turn stopped (an edit or a switch asked for it). */
+  private _afterStop: (() => void) | null = null;
   private _status: ChatStatus = 'idle';
   private _transport: IAgentTransport | null = null;
   private _endpointName: string | null = null;
@@ -892,6 +1096,7 @@ export class ChatModel implements IConversation, IDisposable {
   private readonly _turnChanged = new Signal<this, ITurnUpdate>(this);
   private readonly _statusChanged = new Signal<this, ChatStatus>(this);
   private readonly _cleared = new Signal<this, void>(this);
+  private readonly _branchMoved = new Signal<this, readonly ChatEntry[]>(this);
   private readonly _runsElsewhere = new Signal<this, void>(this);
   private _reviewOfAnotherTab = false;
   private readonly _endpointChanged = new Signal<this, string | null>(this);

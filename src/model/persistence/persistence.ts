@@ -41,7 +41,7 @@ export function snapshotOf(model: ChatModel): IChatSnapshot {
   return {
     version: 1,
     threadId: model.threadId,
-    entries: [...model.entries],
+    entries: [...model.allEntries],
     endpointName: model.endpointName,
     model: model.chosenModel,
     savedAt: Date.now(),

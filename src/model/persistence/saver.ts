@@ -84,6 +84,7 @@ export class ConversationSaver implements IDisposable {
     this._page.addEventListener('pagehide', this);
     model.entryAdded.connect(this._onEntry, this);
     model.turnChanged.connect(this._onTurn, this);
+    model.branchMoved.connect(this._onBranchMoved, this);
     model.cleared.connect(this._onCleared, this);
     model.endpointChanged.connect(this._schedule, this);
     model.chosenModelChanged.connect(this._schedule, this);
@@ -248,9 +249,25 @@ export class ConversationSaver implements IDisposable {
     this._schedule();
   }
 
+  /**
+   * Another branch is shown: only what changed of `entries` is sent; the
+   * `cleared` that follows replaced nothing.
+   */
+  private _onBranchMoved(_: ChatModel, entries: readonly ChatEntry[]): void {
+    entries.forEach(entry => this._keys.add(entry.key));
+    this._branchMoving = true;
+    this._schedule();
+  }
+
   /** The entries were replaced: send them all, remove what is gone. */
   private _onCleared(): void {
-    const keys = new Set(this._session.model.entries.map(entry => entry.key));
+    if (this._branchMoving) {
+      this._branchMoving = false;
+      return;
+    }
+    const keys = new Set(
+      this._session.model.allEntries.map(entry => entry.key)
+    );
     for (const key of this._stored) {
       if (!keys.has(key)) {
         this._removed.add(key);
@@ -294,7 +311,7 @@ export class ConversationSaver implements IDisposable {
       return;
     }
     const { model, queue, title, id } = this._session;
-    const byKey = new Map(model.entries.map(entry => [entry.key, entry]));
+    const byKey = new Map(model.allEntries.map(entry => [entry.key, entry]));
     const keys = [...this._keys].filter(key => byKey.has(key));
     const removed = [...this._removed];
     const memory = model.transportMemory;
@@ -451,6 +468,8 @@ export class ConversationSaver implements IDisposable {
   private _saving: Promise<void> | null = null;
   private _again = false;
   private _unavailable = false;
+  /** A branch move's `cleared` is coming: it replaced no entry. */
+  private _branchMoving = false;
   private _isDisposed = false;
   private readonly _availabilityChanged = new Signal<this, boolean>(this);
 }

@@ -32,6 +32,7 @@ import type {
   ITurnEntry,
   IUserEntry
 } from '../conversation/chat-model';
+import type { IBranchLinks } from '../conversation/branches';
 
 const OUTCOMES: readonly Outcome[] = [
   'complete',
@@ -54,7 +55,8 @@ export function readEntry(raw: unknown): ChatEntry {
       key: string(entry.key, 'key'),
       text: string(entry.text, 'text'),
       context: nullable(entry.context, v => readContext(v, 'context')),
-      time: number(entry.time, 'time')
+      time: number(entry.time, 'time'),
+      ...readBranchLinks(entry)
     };
     return user;
   }
@@ -66,11 +68,33 @@ export function readEntry(raw: unknown): ChatEntry {
       state: readState(entry.state),
       startedAt: number(entry.startedAt, 'startedAt'),
       endedAt: nullable(entry.endedAt, v => number(v, 'endedAt')),
-      interruptedByReload: entry.interruptedByReload === true
+      interruptedByReload: entry.interruptedByReload === true,
+      ...readBranchLinks(entry),
+      ...(entry.branchMemory !== undefined
+        ? {
+            branchMemory: nullable(entry.branchMemory, v =>
+              object(v, 'branchMemory')
+            )
+          }
+        : {})
     };
     return turn;
   }
   throw new Error(`unknown entry kind ${JSON.stringify(entry.kind)}`);
+}
+
+/** Where an entry stands among the branches (docs/protocol.md §13.8), when saved with it. */
+function readBranchLinks(
+  entry: JsonObject
+): Pick<IBranchLinks, 'parent' | 'chosen'> {
+  const links: Pick<IBranchLinks, 'parent' | 'chosen'> = {};
+  if (entry.parent !== undefined) {
+    links.parent = nullable(entry.parent, v => string(v, 'parent'));
+  }
+  if (entry.chosen !== undefined) {
+    links.chosen = number(entry.chosen, 'chosen');
+  }
+  return links;
 }
 
 function readRequest(raw: unknown): TurnRequest {
@@ -81,6 +105,9 @@ function readRequest(raw: unknown): TurnRequest {
       kind: 'chat',
       threadId,
       message: string(request.message, 'request.message'),
+      ...(request.messageId !== undefined
+        ? { messageId: string(request.messageId, 'request.messageId') }
+        : {}),
       context:
         nullable(request.context, v => readContext(v, 'request.context')) ??
         undefined
@@ -206,7 +233,17 @@ function readState(raw: unknown): ITurnState {
     ),
     diagnostics: array(state.diagnostics ?? [], 'state.diagnostics').map(
       (d, i) => string(d, `state.diagnostics[${i}]`)
-    )
+    ),
+    startCheckpoint:
+      state.startCheckpoint === undefined
+        ? undefined
+        : nullable(state.startCheckpoint, v =>
+            string(v, 'state.startCheckpoint')
+          ),
+    endCheckpoint:
+      state.endCheckpoint === undefined
+        ? undefined
+        : string(state.endCheckpoint, 'state.endCheckpoint')
   };
 }
 
