@@ -97,11 +97,22 @@ function texts(entries: readonly ChatEntry[]): string[] {
   );
 }
 
+/** Disposed after each test. */
+const models: ChatModel[] = [];
+afterEach(() => models.splice(0).forEach(model => model.dispose()));
+
+function withTransport<T extends FakeTransport>(
+  transport: T
+): { model: ChatModel; transport: T } {
+  const model = new ChatModel('thread-1', trans);
+  models.push(model);
+  model.transport = transport;
+  return { model, transport };
+}
+
 /** Three turns: each started at the checkpoint the previous one ended at. */
 function threeTurns(): { model: ChatModel; transport: FakeTransport } {
-  const model = new ChatModel('thread-1', trans);
-  const transport = new FakeTransport();
-  model.transport = transport;
+  const { model, transport } = withTransport(new FakeTransport());
   ['one', 'two', 'three'].forEach((text, index) => {
     model.send(text);
     answer(
@@ -177,9 +188,7 @@ describe('ChatModel branches', () => {
   });
 
   it('keeps a pending review with the branch it was left on, and answers it there', () => {
-    const model = new ChatModel('thread-1', trans);
-    const transport = new FakeTransport();
-    model.transport = transport;
+    const { model, transport } = withTransport(new FakeTransport());
     model.send('ask me');
     transport.lastTurn.sink.frame(chunk('', { checkpoint_id: null }));
     transport.lastTurn.sink.frame(ASK);
@@ -243,9 +252,7 @@ describe('ChatModel branches', () => {
   });
 
   it('says why it cannot go back when the agent keeps no checkpoints', () => {
-    const model = new ChatModel('thread-1', trans);
-    const transport = new FakeTransport();
-    model.transport = transport;
+    const { model, transport } = withTransport(new FakeTransport());
     model.send('one');
     transport.lastTurn.sink.frame(chunk('A1'));
     transport.lastTurn.sink.frame(complete());
@@ -257,9 +264,7 @@ describe('ChatModel branches', () => {
   });
 
   it('cuts the memory an AG-UI transport holds before the edited message', () => {
-    const model = new ChatModel('thread-1', trans);
-    const transport = new AguiLikeTransport();
-    model.transport = transport;
+    const { model, transport } = withTransport(new AguiLikeTransport());
     model.send('one');
     const one = model.entries[0].key;
     transport.lastTurn.sink.remember!(aguiMemory([one, 'reply-1']));

@@ -144,6 +144,14 @@ export class ChatPanel extends SidePanel {
       onResponse: (card, response) =>
         this._run(() => service.model.respond(card, response)),
       onRetry: () => this._run(() => service.model.retry()),
+      branches: {
+        refusal: key => service.model.forkRefusal(key),
+        siblings: key => service.model.siblings(key),
+        edit: (key, text) => this._run(() => service.model.edit(key, text)),
+        show: key => this._run(() => service.model.showBranch(key)),
+        regenerateRefusal: key => service.model.regenerateRefusal(key),
+        regenerate: key => this._run(() => service.model.regenerate(key))
+      },
       revealCell: cell =>
         void commands.execute(REVEAL_CELL_COMMAND, { ...cell }),
       showReview: () => this._changeReviews.showFirst(),

@@ -398,17 +398,21 @@ export class ChatModel implements IConversation, IDisposable {
 
   /** Generate the answer of turn `key` again, from its message, on a new branch. */
   regenerate(key: string): void {
-    const index = this._entries.findIndex(entry => entry.key === key);
-    for (let i = index - 1; i >= 0; i--) {
-      const entry = this._entries[i];
-      if (entry.kind === 'user') {
-        this.edit(entry.key, entry.text, entry.context ?? undefined);
-        return;
-      }
+    const message = this._messageBefore(key);
+    if (!message) {
+      throw new Error(
+        this._trans.__('This answer has no message to answer again.')
+      );
     }
-    throw new Error(
-      this._trans.__('This answer has no message to answer again.')
-    );
+    this.edit(message.key, message.text, message.context ?? undefined);
+  }
+
+  /** Why the answer of turn `key` cannot be generated again, or null. */
+  regenerateRefusal(key: string): string | null {
+    const message = this._messageBefore(key);
+    return message
+      ? this.forkRefusal(message.key)
+      : this._trans.__('This answer has no message to answer again.');
   }
 
   /** Show the branch of entry `key` (one of the siblings at a fork). */
@@ -977,6 +981,18 @@ export class ChatModel implements IConversation, IDisposable {
     this._tree.append(entry, last?.key ?? null);
     this._entries.push(entry);
     this._entryAdded.emit(entry);
+  }
+
+  /** The user message that turn `key` (on the branch shown) answers. */
+  private _messageBefore(key: string): IUserEntry | undefined {
+    const index = this._entries.findIndex(entry => entry.key === key);
+    for (let i = index - 1; i >= 0; i--) {
+      const entry = this._entries[i];
+      if (entry.kind === 'user') {
+        return entry;
+      }
+    }
+    return undefined;
   }
 
   private _userEntry(text: string, context?: ITurnContext): IUserEntry {

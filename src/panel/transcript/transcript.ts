@@ -9,6 +9,7 @@ import { AutoScroller } from './autoscroll';
 import { ToolCalls } from './tool-calls';
 import { TurnView, ITurnViewContext } from './turn-view';
 import { userContextView } from './user-context';
+import { UserMessageView } from './user-message';
 
 /**
  * The conversation: user messages and assistant turns, in order. Listens to
@@ -181,15 +182,20 @@ export class TranscriptView extends Panel {
       // What context went with it, under it.
       const record =
         entry.context && userContextView(entry.context, this._context.trans);
-      const message = userMessage(
-        entry,
-        this._context.trans.__('Your message')
-      );
+      const message = this._userMessage(entry);
       return record ? [message, record] : [message];
     }
     const view = new TurnView(entry, this._context);
     this._turns.set(entry.key, view);
     return [view];
+  }
+
+  private _userMessage(entry: IUserEntry): UserMessageView {
+    return new UserMessageView(
+      entry,
+      this._context.trans,
+      this._context.branches ?? null
+    );
   }
 
   /**
@@ -282,13 +288,4 @@ function earlierButton(label: string): Widget {
   node.className = 'jp-Button jp-mod-styled jp-AgentPanel-earlier';
   node.textContent = label;
   return new Widget({ node });
-}
-
-function userMessage(entry: IUserEntry, label: string): Widget {
-  const widget = new Widget();
-  widget.addClass('jp-AgentPanel-user');
-  widget.node.setAttribute('role', 'article');
-  widget.node.setAttribute('aria-label', label);
-  widget.node.textContent = entry.text;
-  return widget;
 }

@@ -12,7 +12,8 @@ import { formatTokens } from '../common/format';
 export class TurnFooter implements IDisposable {
   constructor(
     private readonly _trans: TranslationBundle,
-    private readonly _onRetry: () => void
+    private readonly _onRetry: () => void,
+    private readonly _regenerate?: IRegenerate
   ) {
     this.node = document.createElement('div');
     this.node.className = 'jp-AgentPanel-turnFooter';
@@ -95,13 +96,18 @@ export class TurnFooter implements IDisposable {
       }
       parts.push(note);
     }
+    if (state.outcome !== null && this._regenerate && !entry.runningElsewhere) {
+      parts.push(this._regenerateButton(this._regenerate.refusal()));
+    }
     this.node.replaceChildren(...parts);
   }
 
   handleEvent(event: Event): void {
-    const target = (event.target as Element).closest('.jp-AgentPanel-retry');
-    if (target) {
+    const target = event.target as Element;
+    if (target.closest('.jp-AgentPanel-retry')) {
       this._onRetry();
+    } else if (target.closest('.jp-AgentPanel-regenerate')) {
+      this._regenerate?.run();
     }
   }
 
@@ -141,7 +147,31 @@ export class TurnFooter implements IDisposable {
     return button;
   }
 
+  /** Regenerate, or why it cannot be (in its tooltip). */
+  private _regenerateButton(refusal: string | null): HTMLButtonElement {
+    const button = element(
+      'button',
+      'jp-Button jp-mod-minimal jp-AgentPanel-regenerate',
+      this._trans.__('Regenerate')
+    );
+    button.type = 'button';
+    button.disabled = refusal !== null;
+    button.title =
+      refusal ??
+      this._trans.__(
+        'Generate this answer again from its message, on a new branch'
+      );
+    return button;
+  }
+
   private _isDisposed = false;
+}
+
+/** Generating a turn's answer again (docs/protocol.md §13.8). */
+export interface IRegenerate {
+  /** Why it cannot be, or null. */
+  refusal(): string | null;
+  run(): void;
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(

@@ -17,6 +17,7 @@ import { TurnActivityView } from './turn-activity';
 import { ToolGroup } from './tool-group';
 import { type IToolViewContext, ToolView } from './tool-view';
 import { TurnFooter } from './turn-footer';
+import type { IBranchActions } from './user-message';
 
 export interface ITurnViewContext extends IToolViewContext {
   /** The reviewer answered an interrupt; false when the model refused. */
@@ -25,6 +26,8 @@ export interface ITurnViewContext extends IToolViewContext {
   onResponse(card: IInterruptCard, response: InterruptResponse): boolean;
   /** The user asked to send the last message again. */
   onRetry(): void;
+  /** Going back to an earlier message (edit, regenerate, branches); absent: not offered. */
+  branches?: IBranchActions;
   /**
    * How review cards answer: whether a plugin answers a row in the panel's
    * place (a notebook tool call, reviewed as a diff instead:
@@ -48,7 +51,15 @@ export class TurnView extends Panel {
     this._activity = new TurnActivityView(context.trans);
     this.addWidget(new Widget({ node: this._activity.node }));
     this._activity.render(entry.state);
-    this._footer = new TurnFooter(context.trans, context.onRetry);
+    const branches = context.branches;
+    this._footer = new TurnFooter(
+      context.trans,
+      context.onRetry,
+      branches && {
+        refusal: () => branches.regenerateRefusal(entry.key),
+        run: () => branches.regenerate(entry.key)
+      }
+    );
     this.addWidget(new Widget({ node: this._footer.node }));
     for (const item of entry.state.items) {
       this._add(item);
