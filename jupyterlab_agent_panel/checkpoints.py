@@ -18,6 +18,9 @@ from .json_limits import length_problem
 logger = logging.getLogger(__name__)
 
 CHECKPOINT_KEY = "checkpoint_id"
+# A chat's ``"checkpoint_id": null``: fork to before the thread's first turn. Never a real id
+# (checkpoint_id_problem refuses an empty one).
+FORK_TO_START = ""
 
 
 def checkpoint_id_problem(value: Any) -> Optional[str]:

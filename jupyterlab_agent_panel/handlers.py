@@ -61,7 +61,7 @@ from tornado.iostream import StreamClosedError
 
 from .agent_host import AgentHost
 from .builtin.catalog import ModelUnavailable, UnknownModel
-from .checkpoints import checkpoint_id_problem
+from .checkpoints import FORK_TO_START, checkpoint_id_problem
 from .context import CONTEXT_FIELDS, attached_images, attachments_problem, message_with_context
 from .conversation_handlers import conversation_routes
 from .decisions import decision_shape_problem, interrupt_ids_problem
@@ -148,10 +148,13 @@ async def check_model(host: AgentHost, loaded: LoadedAgent, model: Optional[str]
         raise Rejected(503, "model_unavailable", str(exc)) from None
 
 
-def fork_point(body: dict) -> Optional[str]:
-    """The checkpoint a chat forks its thread at (docs/protocol.md §5.10), None to go on from the latest."""
-    if body.get("checkpoint_id") is None:
+def fork_point(body: dict, to_start: bool = True) -> Optional[str]:
+    """The checkpoint a chat (or resume) forks its thread at (docs/protocol.md §5.10): None without
+    ``checkpoint_id`` (go on from the latest), FORK_TO_START for a chat's ``null``."""
+    if "checkpoint_id" not in body:
         return None
+    if body["checkpoint_id"] is None and to_start:
+        return FORK_TO_START
     problem = checkpoint_id_problem(body["checkpoint_id"])
     if problem is not None:
         raise bad_request(problem)
@@ -289,11 +292,11 @@ class ResumeHandler(TurnHandler):
     @web.authenticated
     @authorized("execute")
     async def post(self, agent: Optional[str] = None) -> None:
-        """``{thread_id, decisions, interrupt_ids?, model?}`` → SSE; resumes with ``{"decisions":
-        decisions}`` (``decisions`` defaults to ``[]``). 409 ``busy`` while another turn runs on
-        ``thread_id``, 409 ``nothing_pending`` when no interrupt waits on it, 409 ``stale_review``
-        when ``interrupt_ids`` are not the ones waiting, 400 when the decisions do not answer it
-        (the review stays pending)."""
+        """``{thread_id, decisions, interrupt_ids?, model?, checkpoint_id?}`` → SSE; resumes with
+        ``{"decisions": decisions}`` (``decisions`` defaults to ``[]``), at ``checkpoint_id`` if
+        given. 409 ``busy`` while another turn runs on ``thread_id``, 409 ``nothing_pending`` when no
+        interrupt waits on it, 409 ``stale_review`` when ``interrupt_ids`` are not the ones waiting,
+        400 when the decisions do not answer it (the review stays pending)."""
         try:
             host = self.agent_host(agent)
             body = self.json_body()
@@ -301,7 +304,10 @@ class ResumeHandler(TurnHandler):
             decisions = decision_list(body)
             resume = {"decisions": decisions}
             answers = answered_interrupts(body)
-            await self.run_turn(host, thread_id, "", resume=resume, model=model_of(body), answers=answers)
+            fork_from = fork_point(body, to_start=False)
+            await self.run_turn(
+                host, thread_id, "", resume=resume, model=model_of(body), answers=answers, fork_from=fork_from
+            )
         except Rejected as rejected:
             self.reply_rejected(rejected)
 

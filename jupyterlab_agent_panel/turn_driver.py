@@ -23,7 +23,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
-from .checkpoints import fork_problem, with_checkpoint
+from .checkpoints import FORK_TO_START, fork_problem, with_checkpoint
 from .decisions import pending_problem, stale_problem
 from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
 from .usage import TurnUsage, with_callbacks
@@ -58,7 +58,8 @@ class TurnRequest:
     model: Optional[str] = None  # the built-in agent's model for this turn (docs/protocol.md §16.3)
     images: tuple = ()  # attached images, {"mime_type", "data"}, for a model that reads them (docs/protocol.md §16.7)
     answers: Optional[list] = None  # the interrupt ids a resume says it answers (docs/protocol.md §5.9)
-    fork_from: Optional[str] = None  # the checkpoint a message's turn starts from (docs/protocol.md §5.10)
+    # The checkpoint a turn starts from (FORK_TO_START: before the thread's first), docs/protocol.md §5.10.
+    fork_from: Optional[str] = None
 
     def turn_agent(self) -> TurnAgent:
         return self.loaded.turn_agent(self.model)
@@ -73,10 +74,13 @@ class TurnRequest:
         goes ahead as it always did.
         """
         if self.fork_from is not None:
-            return await self._fork_refusal()
+            refused = await self._fork_refusal()
+            if refused is not None or self.resume is None:
+                return refused
         if self.resume is None:
             return None
-        pending = await pending_interrupts(self.turn_agent().agent, self.thread_id)
+        # A resume at a checkpoint answers the review waiting there (docs/protocol.md §5.10).
+        pending = await pending_interrupts(self.turn_agent().agent, self.thread_id, self.fork_from)
         if pending is None:
             return None
         if not pending:
@@ -92,9 +96,12 @@ class TurnRequest:
         return None
 
     async def _fork_refusal(self) -> Optional[Refusal]:
-        if self.loaded.stream is not None:
-            return Refusal("cannot_fork", "An Agent Server deployment's thread cannot be forked from the panel yet")
-        problem = await fork_problem(self.turn_agent().agent, self.thread_id, self.fork_from)
+        if self.loaded.stream is not None:  # a deployment reads its own checkpoints (deployment_checkpoints.py)
+            problem = await self.loaded.agent.fork_problem(self.thread_id, self.fork_from)
+        elif self.fork_from == FORK_TO_START or self.resume is not None:
+            problem = ("cannot_fork", "A local graph's thread cannot fork to its start or resume at a checkpoint yet")
+        else:
+            problem = await fork_problem(self.turn_agent().agent, self.thread_id, self.fork_from)
         return None if problem is None else Refusal(*problem)
 
     def frames(self) -> AsyncGenerator[dict, None]:
@@ -108,7 +115,9 @@ class TurnRequest:
             )
         options = {"resume": self.resume, "extractors": self.loaded.extractors, "max_result_len": self.max_result_len}
         if self.loaded.stream is not None:  # the agent is elsewhere and keeps whose its threads are
-            return self.loaded.stream(self.loaded.agent, self.message, self.thread_id, owner=self.owner, **options)
+            return self.loaded.stream(
+                self.loaded.agent, self.message, self.thread_id, owner=self.owner, fork_from=self.fork_from, **options
+            )
         from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
 
         chosen = self.turn_agent()
