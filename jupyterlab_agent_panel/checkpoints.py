@@ -97,12 +97,6 @@ async def fork(agent: Any, thread_id: str, fork_from: Any) -> None:
     await graph.aupdate_state(_config(thread_id, fork_from), None)
 
 
-async def pending_at(agent: Any, thread_id: str, checkpoint_id: str) -> list:
-    """The interrupts the thread's checkpoint ``checkpoint_id`` paused on (a branch's review)."""
-    snapshot = await _graph(agent).aget_state(_config(thread_id, checkpoint_id))
-    return list(snapshot.interrupts)
-
-
 async def latest_checkpoint(agent: Any, thread_id: str) -> tuple:
     """``(known, checkpoint_id)``: the thread's newest checkpoint (None before its first turn);
     ``known`` is False when the agent keeps no checkpoints or they cannot be read."""

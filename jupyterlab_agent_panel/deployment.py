@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import math
 import os
 import time
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterator, Optional
 
 from .agent_host import AgentHost, ExtractorUnavailable
+from .deployment_checkpoints import AFTER_START, fork_problem, run_start, run_started_at, with_checkpoints
 from .deployment_frames import RunFrames, paused_calls
 from .deployment_threads import history_turns, started_by, thread_summary, title_of
 from .graph import LoadedAgent
@@ -130,6 +132,11 @@ class DeploymentAgent:
             if runs:
                 return runs[0]["run_id"]
         return None
+
+    async def fork_problem(self, thread_id: str, checkpoint_id: str) -> Optional[tuple]:
+        """Why a turn cannot start at ``checkpoint_id`` of the thread (deployment_checkpoints.py), or None."""
+        with self.failures_noted():
+            return await fork_problem(self.client, thread_id, checkpoint_id)
 
     async def known(self, thread_id: str) -> bool:
         """Whether the deployment has the thread (the thread routes, thread_handler.py)."""
@@ -337,9 +344,11 @@ async def deployment_frames(
     extractors: Any = (),
     max_result_len: int = 500,
     owner: str = "",
+    fork_from: Optional[str] = None,
 ) -> AsyncIterator[dict]:
     """One turn as a streamed run on the deployment's thread (the panel's thread id); a new
-    thread is ``owner``'s, titled by its first message (docs/protocol.md §15.5)."""
+    thread is ``owner``'s, titled by its first message (docs/protocol.md §15.5). ``fork_from``:
+    the checkpoint it starts at (docs/protocol.md §15.6)."""
     client, spec = agent.client, agent.spec
     agent.stopped.discard(thread_id)  # a Stop that came when no turn ran
     metadata = {**agent.panel_metadata(owner), "title": title_of(message)}
@@ -348,8 +357,12 @@ async def deployment_frames(
     else:
         run_input = {"command": {"resume": resume}}
     with agent.failures_noted():
-        await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
-        frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=resume is not None)
+        thread = await client.threads.create(thread_id=thread_id, if_exists="do_nothing", metadata=metadata)
+        resumed, busy = resume is not None, isinstance(thread, dict) and thread.get("status") == "busy"
+        run_from, before = await run_start(client, thread_id, fork_from, resumed, busy)
+        frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=resumed, at=run_from)
+        if before is AFTER_START:  # read when the run's first frame comes: it has started then
+            before = functools.partial(run_started_at, client, thread_id, frames)
         # Resumable and kept on a lost client, so that a reload can join it (joined_frames).
         parts = client.runs.stream(
             thread_id,
@@ -358,8 +371,10 @@ async def deployment_frames(
             stream_mode=STREAM_MODES,
             stream_resumable=True,
             on_disconnect="continue",
+            checkpoint_id=run_from,
         )
-        async for frame in _streamed(agent, thread_id, parts, frames):
+        streamed = _streamed(agent, thread_id, parts, frames)
+        async for frame in with_checkpoints(streamed, agent, thread_id, before):
             yield frame
 
 
@@ -372,16 +387,17 @@ async def joined_frames(
         frames = await _run_frames(agent, thread_id, extractors, max_result_len, resumed=True)
         frames.run_id = run_id
         parts = agent.client.runs.join_stream(thread_id, run_id, last_event_id=REPLAY_FROM_START)
-        async for frame in _streamed(agent, thread_id, parts, frames):
+        async for frame in with_checkpoints(_streamed(agent, thread_id, parts, frames), agent, thread_id):
             yield frame
 
 
 async def _run_frames(
-    agent: DeploymentAgent, thread_id: str, extractors: Any, max_result_len: int, *, resumed: bool
+    agent: DeploymentAgent, thread_id: str, extractors: Any, max_result_len: int, *, resumed: bool, at: Any = None
 ) -> RunFrames:
     paused = {}
-    if resumed:  # results may answer calls an earlier run made (paused_calls)
-        state = await agent.client.threads.get_state(thread_id)
+    if resumed:  # results may answer calls an earlier run made (paused_calls), at the checkpoint resumed
+        checkpoint = {"checkpoint": {"checkpoint_id": at}} if at else {}
+        state = await agent.client.threads.get_state(thread_id, **checkpoint)
         paused = paused_calls((state.get("values") or {}).get("messages") if isinstance(state, dict) else None)
     return RunFrames(extractors=list(extractors or ()), max_result_len=max_result_len, paused_calls=paused)
 

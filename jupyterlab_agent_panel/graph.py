@@ -150,13 +150,17 @@ async def has_pending_interrupt(agent: Any, thread_id: str) -> bool:
     return pending is None or len(pending) > 0
 
 
-async def pending_interrupts(agent: Any, thread_id: str) -> Optional[list]:
-    """The LangGraph ``Interrupt`` objects ``thread_id`` waits on, or ``None`` if unreadable."""
+async def pending_interrupts(agent: Any, thread_id: str, checkpoint_id: Optional[str] = None) -> Optional[list]:
+    """The LangGraph ``Interrupt`` objects ``thread_id`` waits on (at ``checkpoint_id``, else at
+    its newest checkpoint), or ``None`` if unreadable."""
     graph = getattr(agent, "graph", None)
     if graph is None or not hasattr(graph, "aget_state"):
         return None
+    configurable = {"thread_id": thread_id}
+    if checkpoint_id:  # with its namespace, which a RemoteGraph's reading of the state needs
+        configurable.update(checkpoint_id=checkpoint_id, checkpoint_ns="")
     try:
-        state = await graph.aget_state({"configurable": {"thread_id": thread_id}})
+        state = await graph.aget_state({"configurable": configurable})
     except Exception:  # noqa: BLE001 - unreadable state: do not block the resume
         logger.warning("agent-panel: cannot read the state of thread %r", thread_id, exc_info=True)
         return None

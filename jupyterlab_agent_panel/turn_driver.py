@@ -23,7 +23,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
-from .checkpoints import TERMINAL_STATUSES, fork_problem, pending_at, with_checkpoints
+from .checkpoints import TERMINAL_STATUSES, fork_problem, with_checkpoints
 from .decisions import pending_problem, stale_problem
 from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
 from .usage import TurnUsage, with_callbacks
@@ -76,7 +76,7 @@ class TurnRequest:
             if refused is not None or self.resume is None:
                 return refused
             # The review is the one the branch paused on, where the thread goes back to.
-            pending = await pending_at(self.turn_agent().agent, self.thread_id, self.fork_from)
+            pending = await pending_interrupts(self.turn_agent().agent, self.thread_id, self.fork_from)
         elif self.resume is None:
             return None
         else:
@@ -96,9 +96,10 @@ class TurnRequest:
         return None
 
     async def _fork_refusal(self) -> Optional[Refusal]:
-        if self.loaded.stream is not None:
-            return Refusal("cannot_fork", "An Agent Server deployment's thread cannot be forked from the panel yet")
-        problem = await fork_problem(self.turn_agent().agent, self.thread_id, self.fork_from)
+        if self.loaded.stream is not None:  # a deployment reads its own checkpoints (deployment_checkpoints.py)
+            problem = await self.loaded.agent.fork_problem(self.thread_id, self.fork_from)
+        else:
+            problem = await fork_problem(self.turn_agent().agent, self.thread_id, self.fork_from)
         return None if problem is None else Refusal(*problem)
 
     def frames(self) -> AsyncGenerator[dict, None]:
@@ -112,7 +113,9 @@ class TurnRequest:
             )
         options = {"resume": self.resume, "extractors": self.loaded.extractors, "max_result_len": self.max_result_len}
         if self.loaded.stream is not None:  # the agent is elsewhere and keeps whose its threads are
-            return self.loaded.stream(self.loaded.agent, self.message, self.thread_id, owner=self.owner, **options)
+            return self.loaded.stream(
+                self.loaded.agent, self.message, self.thread_id, owner=self.owner, fork_from=self.fork_from, **options
+            )
         from langstage_core.agui import iter_chunk_frames  # present: the agent loaded
 
         chosen = self.turn_agent()

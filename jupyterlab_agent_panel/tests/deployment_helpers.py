@@ -1,7 +1,25 @@
-"""What the deployment tests share: a run left going by a lost client, and a thread's runs."""
+"""What the deployment tests share: a run left going by a lost client, a thread's runs, and
+frames without the checkpoints a turn starts and ends at."""
 from __future__ import annotations
 
 import asyncio
+
+CHECKPOINT_KEYS = ("checkpoint_id", "end_checkpoint_id")
+
+
+def without_checkpoints(frames: list) -> list:
+    """``frames`` without where the turn started and ended among its thread's checkpoints
+    (docs/protocol.md §5.10): they differ from run to run, test_deployment_forks.py checks them."""
+    return [{k: v for k, v in frame.items() if k not in CHECKPOINT_KEYS} for frame in frames]
+
+
+def turns_without_checkpoints(run_turn):
+    """``run_turn`` whose frames are :func:`without_checkpoints`."""
+
+    async def run(route: str, body: dict) -> list:
+        return without_checkpoints(await run_turn(route, body))
+
+    return run
 
 
 async def runs_on(agent_server: str, thread_id: str) -> list:

@@ -11,7 +11,7 @@ import pytest
 from tornado.httpclient import HTTPClientError
 
 from agent_server import SERVED, AgentServer
-from deployment_helpers import lose_the_client
+from deployment_helpers import lose_the_client, turns_without_checkpoints
 from helpers import text_of
 from server_process import free_port
 
@@ -40,6 +40,12 @@ def agent_panel_config(agent_server):
         },
         "agents": {"local-remembering": SERVED["remembering"]},
     }
+
+
+@pytest.fixture
+def run_turn(run_turn):
+    """Turns as these tests compare them: without their checkpoints (test_deployment_forks.py)."""
+    return turns_without_checkpoints(run_turn)
 
 
 @pytest.fixture

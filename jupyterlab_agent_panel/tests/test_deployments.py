@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from agent_server import SERVED, TEAM_KEY, AgentServer
-from deployment_helpers import lose_the_client, runs_on
+from deployment_helpers import lose_the_client, runs_on, turns_without_checkpoints, without_checkpoints
 from helpers import assert_one_terminal_last, text_of
 from jupyterlab_agent_panel import deployment
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
@@ -73,12 +73,17 @@ def agent_panel_config(agent_server, keyed_server, monkeypatch):
     }
 
 
+@pytest.fixture
+def run_turn(run_turn):
+    """Turns as these tests compare them: without their checkpoints (test_deployment_forks.py)."""
+    return turns_without_checkpoints(run_turn)
+
+
 def comparable(frames: list) -> list:
     """Frames without what differs between two runs of one graph: message ids, timings,
-    interrupt ids (a checkpoint's, docs/protocol.md §5.9) and the checkpoints a turn starts from
-    and ends at (docs/protocol.md §5.10) left out, tool call ids a graph mints per run
-    (``call_<hex>``) numbered in order of appearance."""
-    dropped = ("message_id", "duration_ms", "interrupt_ids", "checkpoint_id", "end_checkpoint_id")
+    interrupt ids (a checkpoint's, docs/protocol.md §5.9) left out (run_turn left out the checkpoints),
+    tool call ids a graph mints per run (``call_<hex>``) numbered in order of appearance."""
+    dropped = ("message_id", "duration_ms", "interrupt_ids")
     kept = [{k: v for k, v in f.items() if k not in dropped} for f in frames]
     minted: dict = {}
     text = re.sub(r"call_[0-9a-f]{8,}", lambda m: minted.setdefault(m.group(), f"call_{len(minted)}"), json.dumps(kept))
@@ -450,5 +455,18 @@ async def test_a_chat_sent_while_a_left_over_run_goes_on_runs_after_it(
     answer = await open_stream("agents/ticking/chat", {"message": "ticks=2", "thread_id": thread_id}).rest(timeout=60)
 
     assert text_of(answer) == "tick1 tick2"
-    assert assert_one_terminal_last(answer) == COMPLETE
+    assert without_checkpoints([assert_one_terminal_last(answer)]) == [COMPLETE]
     assert await runs_on(agent_server, thread_id) == ["success", "success"]
+    # It started where the run before it ended (docs/protocol.md §15.6), not where the thread was when sent.
+    before = await said_at(agent_server, thread_id, answer[0]["checkpoint_id"])
+    assert before == ["ticks=6", "tick1 tick2 tick3 tick4 tick5 tick6"]
+
+
+async def said_at(agent_server: str, thread_id: str, checkpoint_id: str) -> list:
+    """The messages of the thread at ``checkpoint_id``, as the Agent Server has them."""
+    from langgraph_sdk import get_client
+
+    client = get_client(url=agent_server, api_key=None)
+    state = await client.threads.get_state(thread_id, checkpoint={"checkpoint_id": checkpoint_id})
+    await client.aclose()
+    return [message["content"] for message in state["values"]["messages"]]
