@@ -3,3 +3,4 @@ import './tool-cards.css';
 import './workflow.css';
 import './conversations.css';
 import './settings-form.css';
+import './rewind.css';

@@ -39,6 +39,7 @@ import { ModelPicker } from './composer/model-picker';
 import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
+import { RewindView } from './review/rewind-card';
 import type { ReadFile } from './review/file-change-view';
 import type { CodeHighlighter } from './review/line-diff';
 import { DemoAgentHint } from './transcript/demo-agent-hint';
@@ -144,6 +145,7 @@ export class ChatPanel extends SidePanel {
       onResponse: (card, response) =>
         this._run(() => service.model.respond(card, response)),
       onRetry: () => this._run(() => service.model.retry()),
+      onRewind: turn => void this.rewindFrom(turn),
       revealCell: cell =>
         void commands.execute(REVEAL_CELL_COMMAND, { ...cell }),
       showReview: () => this._changeReviews.showFirst(),
@@ -199,6 +201,8 @@ export class ChatPanel extends SidePanel {
       highlight
     );
     this.content.addWidget(this._changeReviews);
+    this._rewind = new RewindView(service.notebookRewinds, trans, highlight);
+    this.content.addWidget(this._rewind);
     this.content.addWidget(this._workingSlot);
     this.content.addWidget(this._queueSlot);
     this._chips = new ContextChipsView(service.composerContext, trans);
@@ -237,6 +241,16 @@ export class ChatPanel extends SidePanel {
 
   get transcript(): TranscriptView {
     return this._transcript;
+  }
+
+  /** Show the rewind card of turn `turnKey` and the later ones (docs/protocol.md §12.11). */
+  async rewindFrom(turnKey: string): Promise<void> {
+    try {
+      await this._service.notebookRewinds.rewindFrom(turnKey);
+      this._rewind.showCard();
+    } catch (error) {
+      Notification.warning(errorMessage(error), { autoClose: 5000 });
+    }
   }
 
   dispose(): void {
@@ -448,6 +462,7 @@ export class ChatPanel extends SidePanel {
   private readonly _endpointText = document.createElement('span');
   private readonly _turnContext: ITurnViewContext;
   private readonly _changeReviews: ChangeReviewsView;
+  private readonly _rewind: RewindView;
   private readonly _chips: ContextChipsView;
   private readonly _list: ConversationListView;
   private readonly _listButton: ToolbarButton;

@@ -32,6 +32,7 @@ import type {
   ITurnEntry,
   IUserEntry
 } from '../conversation/chat-model';
+import { readChangeLog } from '../conversation/change-log';
 
 const OUTCOMES: readonly Outcome[] = [
   'complete',
@@ -66,7 +67,8 @@ export function readEntry(raw: unknown): ChatEntry {
       state: readState(entry.state),
       startedAt: number(entry.startedAt, 'startedAt'),
       endedAt: nullable(entry.endedAt, v => number(v, 'endedAt')),
-      interruptedByReload: entry.interruptedByReload === true
+      interruptedByReload: entry.interruptedByReload === true,
+      ...readChangeLog(entry.notebookChanges)
     };
     return turn;
   }

@@ -12,7 +12,9 @@ import { formatTokens } from '../common/format';
 export class TurnFooter implements IDisposable {
   constructor(
     private readonly _trans: TranslationBundle,
-    private readonly _onRetry: () => void
+    private readonly _onRetry: () => void,
+    /** "Restore notebook to before this turn" (docs/protocol.md §12.11); none: not offered. */
+    private readonly _onRewind?: (turnKey: string) => void
   ) {
     this.node = document.createElement('div');
     this.node.className = 'jp-AgentPanel-turnFooter';
@@ -27,6 +29,7 @@ export class TurnFooter implements IDisposable {
 
   render(entry: ITurnEntry, latest: boolean): void {
     const { state } = entry;
+    this._turnKey = entry.key;
     const trans = this._trans;
     const parts: HTMLElement[] = [];
     if (state.usage) {
@@ -95,13 +98,18 @@ export class TurnFooter implements IDisposable {
       }
       parts.push(note);
     }
+    if (this._onRewind && (entry.notebookChanges?.length ?? 0) > 0) {
+      parts.push(this._rewindButton());
+    }
     this.node.replaceChildren(...parts);
   }
 
   handleEvent(event: Event): void {
-    const target = (event.target as Element).closest('.jp-AgentPanel-retry');
-    if (target) {
+    const target = event.target as Element;
+    if (target.closest('.jp-AgentPanel-retry')) {
       this._onRetry();
+    } else if (target.closest('.jp-AgentPanel-rewindTurn')) {
+      this._onRewind?.(this._turnKey);
     }
   }
 
@@ -141,7 +149,21 @@ export class TurnFooter implements IDisposable {
     return button;
   }
 
+  private _rewindButton(): HTMLButtonElement {
+    const button = element(
+      'button',
+      'jp-Button jp-mod-minimal jp-AgentPanel-rewindTurn',
+      this._trans.__('Restore notebook to before this turn')
+    );
+    button.type = 'button';
+    button.title = this._trans.__(
+      'Show what it takes to bring the notebook back to how it was before this turn and the later ones'
+    );
+    return button;
+  }
+
   private _isDisposed = false;
+  private _turnKey = '';
 }
 
 function element<K extends keyof HTMLElementTagNameMap>(

@@ -25,6 +25,8 @@ export interface ITurnViewContext extends IToolViewContext {
   onResponse(card: IInterruptCard, response: InterruptResponse): boolean;
   /** The user asked to send the last message again. */
   onRetry(): void;
+  /** "Restore notebook to before this turn" on turn `turnKey` (docs/protocol.md §12.11). */
+  onRewind?(turnKey: string): void;
   /**
    * How review cards answer: whether a plugin answers a row in the panel's
    * place (a notebook tool call, reviewed as a diff instead:
@@ -48,7 +50,11 @@ export class TurnView extends Panel {
     this._activity = new TurnActivityView(context.trans);
     this.addWidget(new Widget({ node: this._activity.node }));
     this._activity.render(entry.state);
-    this._footer = new TurnFooter(context.trans, context.onRetry);
+    this._footer = new TurnFooter(
+      context.trans,
+      context.onRetry,
+      context.onRewind?.bind(context)
+    );
     this.addWidget(new Widget({ node: this._footer.node }));
     for (const item of entry.state.items) {
       this._add(item);
@@ -94,7 +100,8 @@ export class TurnView extends Panel {
           break;
       }
     }
-    if (footerChanged) {
+    // A notebook change logged on the turn: it offers the rewind now.
+    if (footerChanged || changeCount(entry) !== this._logged) {
       this._renderFooter();
     }
   }
@@ -222,6 +229,7 @@ export class TurnView extends Panel {
   }
 
   private _renderFooter(): void {
+    this._logged = changeCount(this._entry);
     this._footer.render(this._entry, this._latest);
   }
 
@@ -236,4 +244,10 @@ export class TurnView extends Panel {
   private _group: ToolGroup | null = null;
   private _lastView: IItemView | null = null;
   private _latest = true;
+  /** The notebook changes logged on the turn when the footer was drawn. */
+  private _logged = 0;
+}
+
+function changeCount(entry: ITurnEntry): number {
+  return entry.notebookChanges?.length ?? 0;
 }
