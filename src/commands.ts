@@ -4,6 +4,7 @@ export namespace CommandIDs {
   export const conversations = 'agent-panel:conversations';
   export const focusComposer = 'agent-panel:focus-composer';
   export const testConnection = 'agent-panel:test-connection';
+  export const rewindNotebook = 'agent-panel:rewind-notebook';
 }
 
 /** Commands of a notebook output's context menu (not in the palette: they read the click). */

@@ -4,3 +4,4 @@ import './workflow.css';
 import './conversations.css';
 import './settings-form.css';
 import './branches.css';
+import './rewind.css';

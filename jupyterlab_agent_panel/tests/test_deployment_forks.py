@@ -54,7 +54,8 @@ class Turn:
 
     def __init__(self, frames: list):
         self.frames = frames
-        end = dict(assert_one_terminal_last(frames))
+        assert_one_terminal_last(frames)
+        end = dict(frames[-1])
         self.start = frames[0].get("checkpoint_id", "absent")
         self.end = end.pop("end_checkpoint_id", "absent")
         self.outcome = end
@@ -64,7 +65,7 @@ class Turn:
 @pytest.fixture
 def turn(run_turn):
     async def run(route: str, thread_id: str, **body) -> Turn:
-        return Turn(await run_turn(f"agents/{route}", {"thread_id": thread_id, **body}))
+        return Turn(await run_turn(f"agents/{route}", {"thread_id": thread_id, **body}, end_checkpoint=True))
 
     return run
 

@@ -5,6 +5,11 @@
  */
 import type { ISignal } from '@lumino/signaling';
 import type { Decision, IActionRequest } from '../wire/types';
+import type {
+  INotebookChange,
+  IRewindPlan,
+  IRewindResult
+} from './notebook-changes';
 import type { IAgentTransport } from './transport';
 import type { IEndpointSettings } from './settings';
 
@@ -59,6 +64,28 @@ export interface IChangeUndo {
    * is not open.
    */
   undo(callId: string): Promise<string | null>;
+}
+
+/**
+ * Brings notebooks back to how they were before some of the agent's changes
+ * (docs/protocol.md §12.11). Provided by the notebook tools, which read and
+ * change the live notebooks.
+ */
+export interface INotebookRewinder {
+  /**
+   * What it takes to undo `changes` (oldest first), cell by cell, against
+   * the notebooks as they are now.
+   */
+  plan(changes: readonly INotebookChange[]): Promise<IRewindPlan>;
+  /**
+   * Bring back the cells of `plan` whose keys are `selected`, as one undo
+   * step per notebook; a cell changed since the plan was made is skipped.
+   */
+  apply(
+    changes: readonly INotebookChange[],
+    plan: IRewindPlan,
+    selected: readonly string[]
+  ): Promise<IRewindResult>;
 }
 
 /** The command that shows a notebook cell, args `{path, cellId}` (a tool card's "cell 3"). */

@@ -43,6 +43,7 @@ import { HealthMonitor } from './connection/health-monitor';
 import type { MessageQueue } from './conversation/message-queue';
 import { ModelChoice } from './conversation/model-choice';
 import { PlanTracker } from './conversation/plan';
+import { NotebookRewinds } from './conversation/rewinds';
 import { ConversationSession } from './library/session';
 
 /** A "Test connection" started (`report` null) or finished. */
@@ -83,6 +84,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this._current = new ConversationSession(model.threadId, model, this._trans);
     this.clientTools = model.clientTools;
     this.changeReviews = new ChangeReviews(() => this.model.threadId);
+    this.notebookRewinds = new NotebookRewinds(() => this.model, this._trans);
     this._bindModel(model);
     this.plan = new PlanTracker(model, this._trans);
     this._interrupts = new InterruptHandlers(model);
@@ -98,6 +100,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   readonly clientTools: ClientToolRegistry;
   readonly composerContext = new ComposerContext();
   readonly changeReviews: ChangeReviews;
+  readonly notebookRewinds: NotebookRewinds;
   /** The models the conversation's endpoint offers, and its choice. */
   readonly modelChoice: ModelChoice;
 
@@ -161,6 +164,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
       this._connect();
     }
     this.changeReviews.conversationChanged();
+    this.notebookRewinds.dismiss();
     this._currentChanged.emit({ current: session, previous });
     this._modelChanged.emit(session.model);
   }
@@ -373,6 +377,7 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this.modelChoice.dispose();
     this._interrupts.dispose();
     this.changeReviews.dispose();
+    this.notebookRewinds.dispose();
     this.composerContext.dispose();
     this._health.dispose();
     this._current.dispose();

@@ -13,6 +13,7 @@ import type { IConversation } from './conversation/chat-model';
 import type { IClientTool } from './conversation/client-tools';
 import type { IComposerContext } from './conversation/composer-context';
 import type { IPlanTracker } from './conversation/plan';
+import type { INotebookRewinds } from './conversation/rewinds';
 
 /** The agent side panel, for plugins that add transports, item actions or client tools. */
 export interface IAgentPanel {
@@ -29,6 +30,12 @@ export interface IAgentPanel {
   readonly plan: IPlanTracker;
   /** Notebook changes the agent proposes, waiting for the user's review. */
   readonly changeReviews: IChangeReviews;
+  /**
+   * The notebook changes the agent applied, logged per turn, and the rewind
+   * of turns (docs/protocol.md §12.11): `rewind(turns)` shows the card that
+   * brings the notebooks back to before them.
+   */
+  readonly notebookRewinds: INotebookRewinds;
   /** Provide the transport for endpoints of `kind`. */
   registerTransport(
     kind: TransportKind,

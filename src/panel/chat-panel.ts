@@ -39,6 +39,7 @@ import { ModelPicker } from './composer/model-picker';
 import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
 import { ChangeReviewsView } from './review/change-review-view';
+import { RewindView } from './review/rewind-card';
 import type { ReadFile } from './review/file-change-view';
 import type { CodeHighlighter } from './review/line-diff';
 import { DemoAgentHint } from './transcript/demo-agent-hint';
@@ -152,6 +153,7 @@ export class ChatPanel extends SidePanel {
         regenerateRefusal: key => service.model.regenerateRefusal(key),
         regenerate: key => this._run(() => service.model.regenerate(key))
       },
+      onRewind: turn => void this.rewindFrom(turn),
       revealCell: cell =>
         void commands.execute(REVEAL_CELL_COMMAND, { ...cell }),
       showReview: () => this._changeReviews.showFirst(),
@@ -207,6 +209,8 @@ export class ChatPanel extends SidePanel {
       highlight
     );
     this.content.addWidget(this._changeReviews);
+    this._rewind = new RewindView(service.notebookRewinds, trans, highlight);
+    this.content.addWidget(this._rewind);
     this.content.addWidget(this._workingSlot);
     this.content.addWidget(this._queueSlot);
     this._chips = new ContextChipsView(service.composerContext, trans);
@@ -245,6 +249,16 @@ export class ChatPanel extends SidePanel {
 
   get transcript(): TranscriptView {
     return this._transcript;
+  }
+
+  /** Show the rewind card of turn `turnKey` and the later ones (docs/protocol.md §12.11). */
+  async rewindFrom(turnKey: string): Promise<void> {
+    try {
+      await this._service.notebookRewinds.rewindFrom(turnKey);
+      this._rewind.showCard();
+    } catch (error) {
+      Notification.warning(errorMessage(error), { autoClose: 5000 });
+    }
   }
 
   dispose(): void {
@@ -456,6 +470,7 @@ export class ChatPanel extends SidePanel {
   private readonly _endpointText = document.createElement('span');
   private readonly _turnContext: ITurnViewContext;
   private readonly _changeReviews: ChangeReviewsView;
+  private readonly _rewind: RewindView;
   private readonly _chips: ContextChipsView;
   private readonly _list: ConversationListView;
   private readonly _listButton: ToolbarButton;

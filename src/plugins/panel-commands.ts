@@ -4,6 +4,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { CommandIDs } from '../commands';
 import { agentIcon } from '../icons';
 import type { AgentPanelService } from '../model/agent-panel-service';
+import { changedNotebooks } from '../model/conversation/change-log';
 import { SIDEBAR_ID } from '../panel/agent-sidebar';
 import type { PanelLoader } from './panel-loader';
 
@@ -81,6 +82,7 @@ export function addPanelCommands(options: IPanelCommandsOptions): void {
     }
   });
   addTestConnectionCommand(options, show);
+  addRewindCommand(options, show);
 
   const category = trans.__('Agent Panel');
   for (const command of Object.values(CommandIDs)) {
@@ -136,5 +138,45 @@ function addTestConnectionCommand(
       return report;
     },
     describedBy: NO_ARGS
+  });
+}
+
+/**
+ * "Restore Notebook to Before an Agent Turn" (docs/protocol.md §12.11):
+ * the rewind card of turn `turn` and the later ones; without it, of the
+ * latest turn of the shown conversation that changed a notebook.
+ */
+function addRewindCommand(
+  { app, service, loader, trans }: IPanelCommandsOptions,
+  show: () => void
+): void {
+  const latest = (): string | null =>
+    [...service.model.entries].reverse().find(changedNotebooks)?.key ?? null;
+  app.commands.addCommand(CommandIDs.rewindNotebook, {
+    label: trans.__('Restore Notebook to Before an Agent Turn'),
+    caption: trans.__(
+      "Show what it takes to bring the notebook back to how it was before the agent's latest turn that changed it (or the turn given)"
+    ),
+    isEnabled: args => typeof args.turn === 'string' || latest() !== null,
+    execute: async args => {
+      const turn = typeof args.turn === 'string' ? args.turn : latest();
+      if (turn === null) {
+        return;
+      }
+      show();
+      await (await loader.load()).rewindFrom(turn);
+    },
+    describedBy: {
+      args: {
+        type: 'object',
+        properties: {
+          turn: {
+            type: 'string',
+            description:
+              'The key of the turn entry to rewind from (it and every later turn)'
+          }
+        }
+      }
+    }
   });
 }

@@ -5,6 +5,7 @@ import {
 import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
+import type { INotebookChange } from '../../contracts/notebook-changes';
 import { translated } from '../../contracts/problems';
 import type { IAgentTransport, IForeignRun } from '../../contracts/transport';
 import type {
@@ -42,6 +43,7 @@ import {
   type IOwedResult,
   owedResults
 } from './client-tools';
+import { logChange, turnOfCall } from './change-log';
 
 export interface IUserEntry extends IBranchLinks {
   readonly kind: 'user';
@@ -71,6 +73,8 @@ export interface ITurnEntry extends IBranchLinks {
    * branch is shown (docs/protocol.md §13.8).
    */
   branchMemory?: JsonObject | null;
+  /** The notebook changes the agent applied in this turn (`change-log.ts`). */
+  notebookChanges?: INotebookChange[];
 }
 
 export type ChatEntry = IUserEntry | ITurnEntry;
@@ -576,6 +580,19 @@ export class ChatModel implements IConversation, IDisposable {
     }
     this._cleared.emit();
     this._settleStatus();
+  }
+
+  /**
+   * Log a notebook change the agent applied, on the turn of its call (else
+   * the latest turn), and save it with that turn; false when there is none.
+   */
+  logNotebookChange(change: INotebookChange): boolean {
+    const entry = turnOfCall(this._entries, change.callId) ?? this._lastTurn();
+    if (entry) {
+      logChange(entry, change);
+      this._turnChanged.emit({ entry, changes: [] });
+    }
+    return entry !== undefined;
   }
 
   dispose(): void {

@@ -33,6 +33,7 @@ import type {
   IUserEntry
 } from '../conversation/chat-model';
 import type { IBranchLinks } from '../conversation/branches';
+import { readChangeLog } from '../conversation/change-log';
 
 const OUTCOMES: readonly Outcome[] = [
   'complete',
@@ -76,7 +77,8 @@ export function readEntry(raw: unknown): ChatEntry {
               object(v, 'branchMemory')
             )
           }
-        : {})
+        : {}),
+      ...readChangeLog(entry.notebookChanges)
     };
     return turn;
   }

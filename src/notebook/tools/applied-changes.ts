@@ -10,7 +10,9 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 import type { IChangeUndo } from '../../contracts/extension-points';
 import { errorMessage } from '../../wire/json';
+import type { INotebookChange } from '../../contracts/notebook-changes';
 import type { Provenance } from '../cells';
+import { loggedChange } from './change-record';
 import type { LiveNotebook, LiveNotebooks } from './live-notebook';
 import { ToolFailure } from './tool-failure';
 
@@ -22,6 +24,8 @@ export type AppliedChange =
       cellId: string;
       /** What the agent put in it. */
       source: string;
+      index: number;
+      cellType: string;
     }
   | {
       kind: 'edit';
@@ -31,6 +35,8 @@ export type AppliedChange =
       after: string;
       /** The cell's provenance before the edit (none: undefined). */
       provenance: Provenance | undefined;
+      index: number;
+      cellType: string;
     }
   | {
       kind: 'delete';
@@ -38,12 +44,16 @@ export type AppliedChange =
       /** Where it was, and the cell as it was (its id included). */
       index: number;
       cell: nbformat.ICell;
+      /** The id of the cell above it then (null: it was the first). */
+      afterCellId: string | null;
     };
 
 export class AppliedChanges implements IChangeUndo {
+  /** `log` keeps each change with its turn too (docs/protocol.md §12.11). */
   constructor(
     private readonly _notebooks: LiveNotebooks,
-    private readonly _trans: TranslationBundle
+    private readonly _trans: TranslationBundle,
+    private readonly _log?: (change: INotebookChange) => void
   ) {}
 
   get changed(): ISignal<this, string> {
@@ -52,6 +62,7 @@ export class AppliedChanges implements IChangeUndo {
 
   /** Call `callId` applied `change`. */
   record(callId: string | null, change: AppliedChange): void {
+    this._log?.(loggedChange(callId, change));
     if (callId === null) {
       return;
     }

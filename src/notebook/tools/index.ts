@@ -19,13 +19,14 @@ import { AppliedChanges } from './applied-changes';
 import { DeletedNotebooks } from './deleted-notebooks';
 import { LiveNotebooks } from './live-notebook';
 import { NotebookTools } from './notebook-tools';
+import { NotebookRewinder } from './rewind';
 import { NotebookToolRunner } from './tool-runner';
 
 /** How long the first call after a page load waits for a notebook the workspace reopens. */
 export const NOTEBOOK_LOAD_WAIT_MS = 10_000;
 
 /**
- * Offer the eight tools; disposing withdraws them. A call waits for
+ * Offer the eight tools, and the rewind of their changes (docs/protocol.md §12.11); disposing withdraws them. A call waits for
  * `restored` (JupyterLab's workspace) and the notebooks it opened;
  * `contents` tells which notebooks were deleted.
  */
@@ -40,15 +41,24 @@ export function registerNotebookTools(
   const deletions = new DeletedNotebooks(contents, tracker);
   registered.add(deletions);
   const notebooks = new LiveNotebooks(tracker, deletions);
-  const applied = new AppliedChanges(notebooks, trans);
+  const rewinds = agentPanel.notebookRewinds;
+  const applied = new AppliedChanges(notebooks, trans, change =>
+    rewinds.log(change)
+  );
+  const ready = once(() => notebooksLoaded(tracker, restored));
   const runner = new NotebookToolRunner({
     tools: new NotebookTools(notebooks, applied),
     reviews: agentPanel.changeReviews,
     reviewReads: () => agentPanel.settings.reviewNotebookReads,
     threadId: () => agentPanel.model.threadId,
-    ready: once(() => notebooksLoaded(tracker, restored))
+    ready
   });
   registered.add(agentPanel.registerChangeUndo(applied));
+  registered.add(
+    rewinds.registerRewinder(
+      new NotebookRewinder(path => notebooks.find(path), trans, ready)
+    )
+  );
   for (const tool of NOTEBOOK_TOOLS) {
     registered.add(
       agentPanel.registerClientTool({

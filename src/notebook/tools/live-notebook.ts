@@ -21,6 +21,15 @@ const HIGHLIGHT_MS = 2000;
 /** What JupyterLab's markdown cells are written in (`MarkdownCellModel`). */
 const MARKDOWN_MIME_TYPE = 'text/x-ipythongfm';
 
+/** The part of a notebook's undo manager (Yjs `UndoManager`) a step uses. */
+interface IUndoCapture {
+  stopCapturing(): void;
+  captureTimeout?: number;
+}
+
+/** How long the changes of `oneStep` may take and still merge into one undo step. */
+const MAX_CAPTURE_MS = 60_000;
+
 /** One open notebook. */
 export class LiveNotebook {
   constructor(
@@ -250,13 +259,45 @@ export class LiveNotebook {
     return model.sharedModel;
   }
 
+  /**
+   * Make the changes `work` makes through this notebook's methods one undo
+   * step: each is its own transaction (so the cells read right after it),
+   * and the notebook's undo manager merges them (a rewind, docs/protocol.md §12.11).
+   */
+  oneStep(work: () => void): void {
+    this.assertWritable();
+    const undo = (this._shared as { undoManager?: IUndoCapture }).undoManager;
+    const timeout = undo?.captureTimeout;
+    undo?.stopCapturing();
+    this._grouped = true;
+    if (undo && typeof timeout === 'number') {
+      undo.captureTimeout = MAX_CAPTURE_MS;
+    }
+    try {
+      work();
+    } finally {
+      this._grouped = false;
+      if (undo && typeof timeout === 'number') {
+        undo.captureTimeout = timeout;
+      }
+      undo?.stopCapturing();
+    }
+  }
+
   /** One transaction, fenced off from the edits before and after: one undo step. */
   private _step(change: () => void): void {
-    const shared = this._shared as { undoManager?: { stopCapturing(): void } };
-    shared.undoManager?.stopCapturing();
+    const shared = this._shared as { undoManager?: IUndoCapture };
+    if (!this._grouped) {
+      shared.undoManager?.stopCapturing();
+    }
     this._shared.transact(change);
-    shared.undoManager?.stopCapturing();
+    if (!this._grouped) {
+      shared.undoManager?.stopCapturing();
+    }
   }
+
+  /** Within `oneStep`: the undo manager merges the changes. */
+  private _grouped = false;
 
   /** Scroll the cell into view and highlight it briefly, without activating the notebook. */
   private _show(index: number): void {

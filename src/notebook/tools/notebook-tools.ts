@@ -214,7 +214,9 @@ export class NotebookTools {
           kind: 'insert',
           path: notebook.path,
           cellId,
-          source: applied
+          source: applied,
+          index: at,
+          cellType
         });
         return {
           status: 'applied',
@@ -269,7 +271,9 @@ export class NotebookTools {
           cellId,
           before: now.cell.source,
           after: applied,
-          provenance: before
+          provenance: before,
+          index: now.index,
+          cellType: now.cell.cell_type
         });
         return {
           status: 'applied',
@@ -309,12 +313,15 @@ export class NotebookTools {
       applyChange: async () => {
         const now = freshCell(notebook, cellId, quoted);
         const cell = notebook.cellJson(now.index);
+        const afterCellId =
+          now.index > 0 ? notebook.cellData(now.index - 1).id : null;
         notebook.delete(now.index);
         this._applied?.record(origin.callId, {
           kind: 'delete',
           path: notebook.path,
           index: now.index,
-          cell
+          cell,
+          afterCellId
         });
         return {
           status: 'applied',

@@ -13,6 +13,8 @@ export class TurnFooter implements IDisposable {
   constructor(
     private readonly _trans: TranslationBundle,
     private readonly _onRetry: () => void,
+    /** "Restore notebook to before this turn" (docs/protocol.md §12.11); none: not offered. */
+    private readonly _onRewind?: (turnKey: string) => void,
     private readonly _regenerate?: IRegenerate
   ) {
     this.node = document.createElement('div');
@@ -28,6 +30,7 @@ export class TurnFooter implements IDisposable {
 
   render(entry: ITurnEntry, latest: boolean): void {
     const { state } = entry;
+    this._turnKey = entry.key;
     const trans = this._trans;
     const parts: HTMLElement[] = [];
     if (state.usage) {
@@ -99,6 +102,9 @@ export class TurnFooter implements IDisposable {
     if (state.outcome !== null && this._regenerate && !entry.runningElsewhere) {
       parts.push(this._regenerateButton(this._regenerate.refusal()));
     }
+    if (this._onRewind && (entry.notebookChanges?.length ?? 0) > 0) {
+      parts.push(this._rewindButton());
+    }
     this.node.replaceChildren(...parts);
   }
 
@@ -108,6 +114,8 @@ export class TurnFooter implements IDisposable {
       this._onRetry();
     } else if (target.closest('.jp-AgentPanel-regenerate')) {
       this._regenerate?.run();
+    } else if (target.closest('.jp-AgentPanel-rewindTurn')) {
+      this._onRewind?.(this._turnKey);
     }
   }
 
@@ -164,7 +172,21 @@ export class TurnFooter implements IDisposable {
     return button;
   }
 
+  private _rewindButton(): HTMLButtonElement {
+    const button = element(
+      'button',
+      'jp-Button jp-mod-minimal jp-AgentPanel-rewindTurn',
+      this._trans.__('Restore notebook to before this turn')
+    );
+    button.type = 'button';
+    button.title = this._trans.__(
+      'Show what it takes to bring the notebook back to how it was before this turn and the later ones'
+    );
+    return button;
+  }
+
   private _isDisposed = false;
+  private _turnKey = '';
 }
 
 /** Generating a turn's answer again (docs/protocol.md §13.8). */

@@ -28,6 +28,8 @@ export interface ITurnViewContext extends IToolViewContext {
   onRetry(): void;
   /** Going back to an earlier message (edit, regenerate, branches); absent: not offered. */
   branches?: IBranchActions;
+  /** "Restore notebook to before this turn" on turn `turnKey` (docs/protocol.md §12.11). */
+  onRewind?(turnKey: string): void;
   /**
    * How review cards answer: whether a plugin answers a row in the panel's
    * place (a notebook tool call, reviewed as a diff instead:
@@ -55,6 +57,7 @@ export class TurnView extends Panel {
     this._footer = new TurnFooter(
       context.trans,
       context.onRetry,
+      context.onRewind?.bind(context),
       branches && {
         refusal: () => branches.regenerateRefusal(entry.key),
         run: () => branches.regenerate(entry.key)
@@ -105,7 +108,8 @@ export class TurnView extends Panel {
           break;
       }
     }
-    if (footerChanged) {
+    // A notebook change logged on the turn: it offers the rewind now.
+    if (footerChanged || changeCount(entry) !== this._logged) {
       this._renderFooter();
     }
   }
@@ -233,6 +237,7 @@ export class TurnView extends Panel {
   }
 
   private _renderFooter(): void {
+    this._logged = changeCount(this._entry);
     this._footer.render(this._entry, this._latest);
   }
 
@@ -247,4 +252,10 @@ export class TurnView extends Panel {
   private _group: ToolGroup | null = null;
   private _lastView: IItemView | null = null;
   private _latest = true;
+  /** The notebook changes logged on the turn when the footer was drawn. */
+  private _logged = 0;
+}
+
+function changeCount(entry: ITurnEntry): number {
+  return entry.notebookChanges?.length ?? 0;
 }
