@@ -15,6 +15,10 @@ write, the AG-UI adapter (ag-ui-langgraph 0.0.47) sent a message's whole text
 before its streamed tokens, so the answer showed twice (docs/protocol.md §14.2).
 The agent's loop is its own, never the Jupyter server's, so the few
 milliseconds of a write hold up only that agent.
+
+With ``AgentPanel.prune_checkpoints`` (the default) a SQLite or Postgres saver
+gets ``prune_thread``, which the turn driver calls after each turn to keep only
+the checkpoints a thread's branches need (:mod:`.checkpoint_pruning`).
 """
 from __future__ import annotations
 
@@ -36,6 +40,8 @@ CONNECT_SECONDS = 10
 
 class InlineAsync:
     """A synchronous saver's async methods, run inline on the caller's loop (see the module doc)."""
+
+    prune_thread: Optional[Callable[[str], int]] = None  # set when the memory prunes (checkpoint_pruning)
 
     async def aget_tuple(self, config: Any) -> Any:
         return self.get_tuple(config)
@@ -113,10 +119,11 @@ def schema_name(agent_name: str) -> str:
 class AgentMemory:
     """One agent's checkpointer, opened on first use and closed with the agent."""
 
-    def __init__(self, location: Optional[MemoryLocation], agent_name: str, problem: str = ""):
+    def __init__(self, location: Optional[MemoryLocation], agent_name: str, problem: str = "", prune: bool = True):
         self.location = location
         self.agent_name = agent_name
         self._problem = problem  # why the setting could not be read
+        self.prune = prune  # AgentPanel.prune_checkpoints: SQLite and Postgres threads are pruned after each turn
         self._saver: Any = None
         self._resource: Any = None  # the SQLite connection or the Postgres pool
 
@@ -163,6 +170,13 @@ class AgentMemory:
         if resource is not None:
             resource.close()
 
+    def _pruning(self, saver: Any) -> Any:
+        if self.prune:
+            from .checkpoint_pruning import pruner
+
+            saver.prune_thread = pruner(saver)
+        return saver
+
     def _shown_target(self) -> str:
         return self.sqlite_path or self.location.shown
 
@@ -178,7 +192,7 @@ class AgentMemory:
         self._resource.execute("PRAGMA synchronous=NORMAL")  # with WAL (setup): a crash loses nothing committed
         saver = InlineSqliteSaver(self._resource)
         saver.setup()
-        self._saver = saver
+        self._saver = self._pruning(saver)
 
     def _open_postgres(self) -> None:
         try:
@@ -211,7 +225,7 @@ class AgentMemory:
         self._resource.open(wait=True, timeout=CONNECT_SECONDS)
         saver = InlinePostgresSaver(self._resource)
         saver.setup()
-        self._saver = saver
+        self._saver = self._pruning(saver)
 
 
 class CheckpointerThreads:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from jupyter_core.paths import jupyter_data_dir
-from traitlets import Dict, Float, Int, List, Unicode, default, validate
+from traitlets import Bool, Dict, Float, Int, List, Unicode, default, validate
 from traitlets.config import LoggingConfigurable
 
 from .agent_host import AgentHost
@@ -148,6 +148,16 @@ class AgentPanel(LoggingConfigurable):
             "process only, forgotten when it stops."
         ),
     )
+    prune_checkpoints = Bool(
+        True,
+        config=True,
+        help=(
+            "After each turn, keep only the checkpoints of the turn's thread that its branches need in a "
+            "SQLite or Postgres memory (AgentPanel.checkpointer_url): the oldest, each turn's start and "
+            "end, every review and the newest of every branch; the checkpoints of a turn's inner steps "
+            "are deleted. False: keep every step's checkpoint."
+        ),
+    )
     max_conversation_bytes = Int(
         DEFAULT_MAX_CONVERSATION_BYTES,
         config=True,
@@ -187,7 +197,7 @@ class AgentPanel(LoggingConfigurable):
                 name,
                 spec,
                 extractor_specs,
-                AgentMemory(location, name, problem),
+                AgentMemory(location, name, problem, self.prune_checkpoints),
                 base_dir=base_dir,
                 load_timeout=self.load_timeout_seconds,
                 load_retry=self.load_retry_seconds,
@@ -200,8 +210,8 @@ class AgentPanel(LoggingConfigurable):
             self.default = BuiltinAgentHost(
                 DEFAULT_AGENT,
                 self.extractors,
-                AgentMemory(location, DEFAULT_AGENT, problem),
-                AgentMemory(location, MODELS_MEMORY, problem),
+                AgentMemory(location, DEFAULT_AGENT, problem, self.prune_checkpoints),
+                AgentMemory(location, MODELS_MEMORY, problem, self.prune_checkpoints),
                 self._catalog(base_dir),
                 self.mcp_servers,
                 base_dir=base_dir,

@@ -9,7 +9,8 @@ the exception, and one whose stream stopped without a terminal frame with
 than the pending one, or answers it wrongly, is refused before anything runs
 (:class:`Refusal`). Interrupt frames carry their interrupt's id, so the client can
 name what its resume answers. A turn begun by a message reports the checkpoint it
-starts from, and may fork its thread at an earlier one (:mod:`.checkpoints`).
+starts from, and may fork its thread at an earlier one (:mod:`.checkpoints`). A
+turn that ran has its thread's checkpoints pruned after it (:mod:`.checkpoint_pruning`).
 
 The turn runs on a worker loop (:mod:`.worker_loop`); ``cancel`` may come from
 another thread, so which terminal frame wins is decided under a lock.
@@ -23,6 +24,7 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
+from .checkpoint_pruning import prune_after_turn
 from .checkpoints import TERMINAL_STATUSES, fork_problem, with_checkpoints
 from .decisions import pending_problem, stale_problem
 from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
@@ -239,6 +241,7 @@ class TurnDriver:
             self._finish({"status": "error", "error": f"{type(exc).__name__}: {exc}"}, exc)
         else:
             self._finish(NO_TERMINAL_FRAME)
+        prune_after_turn(request)  # keeps what the thread's branches need (docs/protocol.md §14.4)
         return True
 
     def cancel(self) -> bool:
