@@ -225,6 +225,16 @@ export class TranscriptView extends Panel {
 
   private _onTurnChanged(_: ChatModel, update: ITurnUpdate): void {
     this._turns.get(update.entry.key)?.apply(update.entry, update.changes);
+    // Whether a message can be gone back to is known once its turn ended.
+    if (update.changes.some(change => change.type === 'ended')) {
+      for (const group of this._groups) {
+        for (const widget of group.panel.widgets) {
+          if (widget instanceof UserMessageView) {
+            widget.refresh();
+          }
+        }
+      }
+    }
   }
 
   /** Show the model's entries from scratch (new conversation, restore). */

@@ -51,7 +51,7 @@ export class UserMessageView extends Widget {
 
   handleEvent(event: Event): void {
     if (event.type !== 'click') {
-      this._refresh();
+      this.refresh();
       return;
     }
     const action = (event.target as Element)
@@ -123,12 +123,12 @@ export class UserMessageView extends Widget {
     }
     this._edit = button('edit', trans.__('Edit'), '', false);
     bar.appendChild(this._edit);
-    this._refresh();
+    this.refresh();
     return bar;
   }
 
   /** Edit says whether the conversation can go back to this message, and why not. */
-  private _refresh(): void {
+  refresh(): void {
     if (!this._edit) {
       return;
     }
