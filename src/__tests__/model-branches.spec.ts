@@ -148,6 +148,16 @@ describe('ChatModel branches', () => {
     expect(transport.lastTurn.request.fork).toBeUndefined();
   });
 
+  it('tells which turns a move leaves behind, for the notebook rewind', () => {
+    const { model, transport } = threeTurns();
+    const moves: string[][] = [];
+    model.branchMoved.connect((_, move) => moves.push(texts(move.left)));
+    model.edit(model.entries[2].key, 'TWO');
+    answer(transport, 'B2', 'c1-copy', 'c4');
+    model.showBranch(model.siblings(model.entries[2].key).entries[0].key);
+    expect(moves).toEqual([['A2', 'A3'], ['B2']]);
+  });
+
   it('editing the first message goes back to before the thread began', () => {
     const { model, transport } = threeTurns();
     model.edit(model.entries[0].key, 'ONE');

@@ -25,7 +25,8 @@ import type { IActionRequest } from '../wire/types';
 import type {
   ChatEntry,
   ChatModel,
-  ChatStatus
+  ChatStatus,
+  IBranchMove
 } from './conversation/chat-model';
 import type { IConnectionReport } from './connection/connection-check';
 import type {
@@ -390,16 +391,30 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     model.statusChanged.connect(this._onStatus, this);
     model.endpointChanged.connect(this._onEndpointChanged, this);
     model.entryAdded.connect(this._onEntryAdded, this);
+    model.branchMoved.connect(this._onBranchMoved, this);
     model.cleared.connect(
       this.changeReviews.conversationChanged,
       this.changeReviews
     );
   }
 
+  /**
+   * The conversation went back to an earlier point, or to another branch:
+   * offer to bring the notebooks back to how they were before the turns
+   * left behind (docs/protocol.md §12.11).
+   */
+  private _onBranchMoved(_: ChatModel, { left }: IBranchMove): void {
+    this.notebookRewinds.rewind(left).catch(error => {
+      // No notebook tools loaded: no notebook was changed from this panel.
+      console.warn('Agent Panel: the notebooks cannot be rewound.', error);
+    });
+  }
+
   private _unbindModel(model: ChatModel): void {
     model.statusChanged.disconnect(this._onStatus, this);
     model.endpointChanged.disconnect(this._onEndpointChanged, this);
     model.entryAdded.disconnect(this._onEntryAdded, this);
+    model.branchMoved.disconnect(this._onBranchMoved, this);
     model.cleared.disconnect(
       this.changeReviews.conversationChanged,
       this.changeReviews

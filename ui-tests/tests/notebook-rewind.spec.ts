@@ -8,7 +8,8 @@
  * after a reload (the change log was saved with the conversation) Apply
  * restores the fixed cell and keeps the user's, and checking that one too
  * brings the notebook back to what it was; each Apply is one step of the
- * notebook's Undo Cell Operation.
+ * notebook's Undo Cell Operation. Editing the first message offers the same
+ * card for the turns it leaves behind.
  */
 import { expect, galata, test } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
@@ -52,19 +53,25 @@ async function restoreFirstTurn(panel: Locator): Promise<Locator> {
   return card;
 }
 
-async function sources(page: Parameters<typeof cells>[0]): Promise<string[]> {
-  return (await cells(page, 'rewind.ipynb')).map(cell => cell.source);
+async function sources(
+  page: Parameters<typeof cells>[0],
+  name = 'rewind.ipynb'
+): Promise<string[]> {
+  return (await cells(page, name)).map(cell => cell.source);
 }
 
-test('restore the notebook to before a turn: conflicts kept, Keep, and after a reload', async ({
-  page
-}, testInfo) => {
-  await notebookWith(page, 'rewind.ipynb', ORIGINAL, true);
+/**
+ * Turn 1 inserts a cell (and runs it), the user types in it, turn 2 fixes
+ * the first cell of notebook `name`.
+ */
+async function twoTurns(
+  page: Parameters<typeof notebookWith>[0],
+  name: string
+): Promise<Locator> {
+  await notebookWith(page, name, ORIGINAL, true);
   await page.setViewportSize({ width: 1400, height: 900 });
   const panel = await startFresh(page);
   await page.sidebar.setWidth(480, 'right');
-
-  // Turn 1 inserts a cell (and runs it).
   await send(panel, 'add a cell that prints hello');
   await reviewOf(panel, 'insert_cell')
     .locator('.jp-AgentPanel-changeApply')
@@ -75,16 +82,21 @@ test('restore the notebook to before a turn: conflicts kept, Keep, and after a r
   await expect(await answer(panel)).toHaveText(
     'I added a cell and ran it. It printed: hello'
   );
-  // The user types in the agent's cell.
   await page.notebook.setCell(1, 'code', MINE);
-  // Turn 2 fixes the first cell.
   await page.notebook.selectCells(0);
   await send(panel, 'fix the error in the active cell');
   await reviewOf(panel, 'edit_cell')
     .locator('.jp-AgentPanel-changeApply')
     .click();
   await expect(await answer(panel)).toContainText('I fixed cell 1');
-  expect(await sources(page)).toEqual(['print("hi")', MINE]);
+  expect(await sources(page, name)).toEqual(['print("hi")', MINE]);
+  return panel;
+}
+
+test('restore the notebook to before a turn: conflicts kept, Keep, and after a reload', async ({
+  page
+}, testInfo) => {
+  const panel = await twoTurns(page, 'rewind.ipynb');
 
   // Both changes are listed; the cell the user changed is a conflict, unchecked.
   let card = await restoreFirstTurn(panel);
@@ -155,6 +167,35 @@ test('restore the notebook to before a turn: conflicts kept, Keep, and after a r
   await expect.poll(() => sources(page)).toEqual(['print("hi")', MINE]);
   await undoInNotebook(page, 'Shift+Z');
   await expect.poll(() => sources(page)).toEqual([ORIGINAL]);
+});
+
+test('editing the first message offers to rewind the turns it leaves behind', async ({
+  page
+}) => {
+  const panel = await twoTurns(page, 'rewind-edit.ipynb');
+
+  const first = panel.locator('.jp-AgentPanel-userMessage').first();
+  await first.locator('.jp-AgentPanel-branch-edit').click();
+  await first.locator('.jp-AgentPanel-userEditor').fill('hello');
+  await first.locator('.jp-AgentPanel-branch-send').click();
+
+  // A new branch, and the card for both turns left behind.
+  await expect(panel.locator('.jp-AgentPanel-user')).toHaveText(['hello']);
+  await expect(first.locator('.jp-AgentPanel-branchPosition')).toHaveText(
+    '2 / 2'
+  );
+  const card = rewindCard(panel);
+  const rows = card.locator('.jp-AgentPanel-rewindCell');
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toHaveAttribute('data-status', 'conflict');
+  await expect(rows.nth(0).locator('input')).not.toBeChecked();
+  await expect(rows.nth(1)).toHaveAttribute('data-status', 'ready');
+  await card.locator('.jp-AgentPanel-rewindApply').click();
+  await expect(card.locator('.jp-AgentPanel-rewindOutcome')).toContainText(
+    'Restored 1 cell'
+  );
+  // The agent's fix is taken back; the cell the user typed in is kept.
+  expect(await sources(page, 'rewind-edit.ipynb')).toEqual([ORIGINAL, MINE]);
 });
 
 /** Undo Cell Operation (Z) or Redo (Shift+Z) in the notebook's command mode. */

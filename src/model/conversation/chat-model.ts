@@ -79,6 +79,14 @@ export interface ITurnEntry extends IBranchLinks {
 
 export type ChatEntry = IUserEntry | ITurnEntry;
 
+/** Another branch is shown (docs/protocol.md §13.8). */
+export interface IBranchMove {
+  /** The entries whose saved fields changed (the one chosen, the last of the branch left). */
+  readonly saved: readonly ChatEntry[];
+  /** The turns of the branch left that the branch shown does not have, oldest first. */
+  readonly left: readonly ITurnEntry[];
+}
+
 /** `running`: a turn streams. `awaiting-decision`: an interrupt waits for review. */
 export type ChatStatus = 'idle' | 'running' | 'awaiting-decision';
 
@@ -254,11 +262,8 @@ export class ChatModel implements IConversation, IDisposable {
     return this._cleared;
   }
 
-  /**
-   * Another branch is shown (an edit, a regenerate, a switch): the entries
-   * given changed what is saved of them; `cleared` follows.
-   */
-  get branchMoved(): ISignal<this, readonly ChatEntry[]> {
+  /** Another branch is shown (an edit, a regenerate, a switch); `cleared` follows. */
+  get branchMoved(): ISignal<this, IBranchMove> {
     return this._branchMoved;
   }
 
@@ -386,11 +391,12 @@ export class ChatModel implements IConversation, IDisposable {
       ? this._transport.memoryBefore(this._memory, key)
       : this._memory;
     const moved = this._leaveBranch();
+    const left = this._entries.slice(index);
     this._entries = this._entries.slice(0, index);
     this._tree.append(entry, this._tree.parentOf(key));
     this._tree.choose(entry.key);
     this._memory = memory;
-    this._showMoved([...moved, entry]);
+    this._showMoved([...moved, entry], left);
     this._entries.push(entry);
     this._entryAdded.emit(entry);
     this._followUps = 0;
@@ -428,13 +434,18 @@ export class ChatModel implements IConversation, IDisposable {
       return;
     }
     const moved = this._leaveBranch();
+    const old = this._entries;
     this._tree.choose(key);
     this._entries = this._tree.path();
+    let same = 0;
+    while (same < old.length && old[same] === this._entries[same]) {
+      same += 1;
+    }
     const leaf = this._entries[this._entries.length - 1];
     if (leaf?.kind === 'turn' && leaf.branchMemory !== undefined) {
       this._memory = leaf.branchMemory;
     }
-    this._showMoved([...moved, this._tree.get(key)!]);
+    this._showMoved([...moved, this._tree.get(key)!], old.slice(same));
     this._settleStatus();
   }
 
@@ -1060,8 +1071,11 @@ export class ChatModel implements IConversation, IDisposable {
     return [leaf];
   }
 
-  private _showMoved(changed: ChatEntry[]): void {
-    this._branchMoved.emit(changed);
+  private _showMoved(saved: ChatEntry[], left: readonly ChatEntry[]): void {
+    this._branchMoved.emit({
+      saved,
+      left: left.filter((entry): entry is ITurnEntry => entry.kind === 'turn')
+    });
     this._cleared.emit();
   }
 
@@ -1129,7 +1143,7 @@ export class ChatModel implements IConversation, IDisposable {
   private readonly _turnChanged = new Signal<this, ITurnUpdate>(this);
   private readonly _statusChanged = new Signal<this, ChatStatus>(this);
   private readonly _cleared = new Signal<this, void>(this);
-  private readonly _branchMoved = new Signal<this, readonly ChatEntry[]>(this);
+  private readonly _branchMoved = new Signal<this, IBranchMove>(this);
   private readonly _runsElsewhere = new Signal<this, void>(this);
   private _reviewOfAnotherTab = false;
   private readonly _endpointChanged = new Signal<this, string | null>(this);

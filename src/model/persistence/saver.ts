@@ -10,7 +10,8 @@ import type { JsonObject } from '../../wire/json';
 import type {
   ChatModel,
   ITurnUpdate,
-  ChatEntry
+  ChatEntry,
+  IBranchMove
 } from '../conversation/chat-model';
 import { storedStatus, type ConversationSession } from '../library/session';
 import { snapshotOf, type IChatSnapshot } from './persistence';
@@ -253,8 +254,8 @@ export class ConversationSaver implements IDisposable {
    * Another branch is shown: only what changed of `entries` is sent; the
    * `cleared` that follows replaced nothing.
    */
-  private _onBranchMoved(_: ChatModel, entries: readonly ChatEntry[]): void {
-    entries.forEach(entry => this._keys.add(entry.key));
+  private _onBranchMoved(_: ChatModel, { saved }: IBranchMove): void {
+    saved.forEach(entry => this._keys.add(entry.key));
     this._branchMoving = true;
     this._schedule();
   }
