@@ -290,7 +290,10 @@ describe('ChatModel branches', () => {
 
     model.edit(two, 'TWO');
     const sent = transport.lastTurn.request;
-    expect(sent.kind === 'chat' && sent.messageId).toBe(model.entries[2].key);
+    // Sent with the id of the message it edits: a server that keeps the
+    // thread (ag-ui-langgraph) sees an edit and goes back to before it.
+    expect(sent.kind === 'chat' && sent.messageId).toBe(two);
+    expect(model.entries[2].key).not.toBe(two);
     expect(ids(sent.memory)).toEqual([one, 'reply-1']);
     transport.lastTurn.sink.frame(complete());
     transport.lastTurn.sink.end();
@@ -305,6 +308,10 @@ describe('ChatModel branches', () => {
       'reply-2'
     ]);
 
+    const last = model.entries[model.entries.length - 1].key;
+    expect(model.regenerateRefusal(last)).toBe('unchanged: a continuation');
+    expect(() => model.regenerate(last)).toThrow('unchanged: a continuation');
+
     transport.refusal = 'history: latest';
     expect(model.forkRefusal(one)).toBe('history: latest');
   });
@@ -312,6 +319,7 @@ describe('ChatModel branches', () => {
 
 class AguiLikeTransport extends FakeTransport {
   refusal: string | null = null;
+  readonly regenerateRefusal = 'unchanged: a continuation';
   get forkRefusal(): string | null {
     return this.refusal;
   }

@@ -181,6 +181,16 @@ export function memoryBefore(
   return { ...memory, messages: messages.slice(0, at), interrupts: [] };
 }
 
+/**
+ * Why an answer cannot be generated again over AG-UI: a server that keeps
+ * the thread (ag-ui-langgraph) takes an unchanged message it already has as
+ * a continuation, not as a request to answer it again; an edited one (same
+ * id, new text) makes it go back.
+ */
+export const REGENERATE_PROBLEM = problem(
+  'An AG-UI server that keeps the conversation answers an unchanged message as a continuation: edit the message to have it answered again.'
+);
+
 /** Why an AG-UI endpoint's conversations cannot go back, by what its runs carry. */
 export function historyForkProblem(
   history: HistoryMode | undefined

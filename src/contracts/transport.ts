@@ -92,6 +92,12 @@ export interface IAgentTransport extends IDisposable {
     memory: JsonObject | null,
     messageId: string
   ): JsonObject | null;
+  /**
+   * Why an answer cannot be generated again from its unchanged message,
+   * when the endpoint cannot (AG-UI: docs/protocol.md §8.8); absent or null:
+   * as `forkRefusal`.
+   */
+  readonly regenerateRefusal?: string | null;
 }
 
 /** A conversation's thread, as a transport checks its memory. */

@@ -9,7 +9,12 @@ import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { parseEvent } from '../agui/events';
 import { type IRunInput, runInput } from '../agui/request';
-import { AguiThread, historyForkProblem, memoryBefore } from '../agui/thread';
+import {
+  AguiThread,
+  historyForkProblem,
+  memoryBefore,
+  REGENERATE_PROBLEM
+} from '../agui/thread';
 import { translated } from '../contracts/problems';
 import { AguiRunMapper, cancelledByUser } from '../agui/to-chunk-frames';
 import type { IEndpointSettings } from '../contracts/settings';
@@ -68,6 +73,10 @@ export class AguiHttpTransport implements IAgentTransport {
     messageId: string
   ): JsonObject | null {
     return memoryBefore(memory, messageId);
+  }
+
+  get regenerateRefusal(): string {
+    return translated(REGENERATE_PROBLEM, this._trans);
   }
 
   get isDisposed(): boolean {

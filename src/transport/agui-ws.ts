@@ -8,7 +8,11 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import { historyForkProblem, memoryBefore } from '../agui/thread';
+import {
+  historyForkProblem,
+  memoryBefore,
+  REGENERATE_PROBLEM
+} from '../agui/thread';
 import { translated } from '../contracts/problems';
 import type { IEndpointSettings } from '../contracts/settings';
 import type { JsonObject } from '../wire/json';
@@ -71,6 +75,10 @@ export class AguiWsTransport implements IAgentTransport {
     messageId: string
   ): JsonObject | null {
     return memoryBefore(memory, messageId);
+  }
+
+  get regenerateRefusal(): string {
+    return translated(REGENERATE_PROBLEM, this._trans);
   }
 
   get isDisposed(): boolean {

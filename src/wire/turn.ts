@@ -106,7 +106,10 @@ export type TurnRequest =
       kind: 'chat';
       message: string;
       context?: ITurnContext;
-      /** The id of the panel's entry of this message (the AG-UI message id). */
+      /**
+       * The AG-UI id of this message: its entry's key, or for an edit the id
+       * of the message it edits (docs/protocol.md §8.8).
+       */
       messageId?: string;
     })
   | (ITurnRequestBase & {

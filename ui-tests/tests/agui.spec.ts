@@ -267,6 +267,54 @@ test.describe('AG-UI over HTTP, a graph that counts its checkpoint', () => {
   }) => {
     await historyOnce(await startFresh(page));
   });
+
+  test('an edited message sends the history cut before it, and the server goes back too', async ({
+    page
+  }) => {
+    const panel = await startFresh(page);
+    const answer = lastTurn(panel).locator('.jp-AgentPanel-text');
+    for (const [text, count] of [
+      ['hello', 'Checkpoint: 1 messages, 1 distinct ids, 1 from the user.'],
+      ['two', 'Checkpoint: 3 messages, 3 distinct ids, 2 from the user.'],
+      ['three', 'Checkpoint: 5 messages, 5 distinct ids, 3 from the user.']
+    ]) {
+      await send(panel, text);
+      await expect(answer).toHaveText(count);
+      await waitIdle(panel);
+    }
+    const runs: { role: string; content: unknown }[][] = [];
+    page.on('request', request => {
+      if (
+        request.method() === 'POST' &&
+        request.url().startsWith(ENDPOINTS['AG-UI history'])
+      ) {
+        runs.push(request.postDataJSON().messages);
+      }
+    });
+
+    const two = panel
+      .locator('.jp-AgentPanel-userMessage')
+      .filter({ has: page.getByText('two', { exact: true }) });
+    await two.locator('.jp-AgentPanel-branch-edit').click();
+    await two.locator('.jp-AgentPanel-userEditor').fill('TWO');
+    await two.locator('.jp-AgentPanel-branch-send').click();
+
+    // The server's thread went back to before "two" (the message kept its id).
+    await expect(answer).toHaveText(
+      'Checkpoint: 3 messages, 3 distinct ids, 2 from the user.'
+    );
+    await waitIdle(panel);
+    // Not over AG-UI: such a server takes an unchanged message as a continuation.
+    const regenerate = lastTurn(panel).locator('.jp-AgentPanel-regenerate');
+    await expect(regenerate).toBeDisabled();
+    await expect(regenerate).toHaveAttribute('title', /edit the message/);
+    expect(runs).toHaveLength(1);
+    expect(runs[0].map(message => [message.role, message.content])).toEqual([
+      ['user', 'hello'],
+      ['assistant', 'Checkpoint: 1 messages, 1 distinct ids, 1 from the user.'],
+      ['user', 'TWO']
+    ]);
+  });
 });
 
 test.describe('AG-UI over a chanx websocket, a graph that counts its checkpoint', () => {

@@ -354,7 +354,7 @@ export class ChatModel implements IConversation, IDisposable {
       return transport.forkRefusal;
     }
     if (transport.memoryBefore) {
-      return transport.memoryBefore(this._memory, key)
+      return transport.memoryBefore(this._memory, this._messageIdAt(index))
         ? null
         : trans.__(
             'This message was sent before the panel kept what it needs to go back to it.'
@@ -387,8 +387,9 @@ export class ChatModel implements IConversation, IDisposable {
     const next = this._entries[index + 1];
     const start =
       next?.kind === 'turn' ? next.state.startCheckpoint : undefined;
+    const messageId = this._messageIdAt(index);
     const memory = this._transport?.memoryBefore
-      ? this._transport.memoryBefore(this._memory, key)
+      ? this._transport.memoryBefore(this._memory, messageId)
       : this._memory;
     const moved = this._leaveBranch();
     const left = this._entries.slice(index);
@@ -400,8 +401,10 @@ export class ChatModel implements IConversation, IDisposable {
     this._entries.push(entry);
     this._entryAdded.emit(entry);
     this._followUps = 0;
+    // The message keeps its id: a server that keeps the thread itself
+    // (ag-ui-langgraph) sees the message edited, and goes back to before it.
     this._startTurn({
-      ...this._chat(entry),
+      ...this._chat(entry, messageId),
       ...(start !== undefined ? { fork: { checkpointId: start } } : {})
     });
   }
@@ -409,6 +412,10 @@ export class ChatModel implements IConversation, IDisposable {
   /** Generate the answer of turn `key` again, from its message, on a new branch. */
   regenerate(key: string): void {
     const message = this._messageBefore(key);
+    const refusal = this.regenerateRefusal(key);
+    if (refusal !== null) {
+      throw new Error(refusal);
+    }
     if (!message) {
       throw new Error(
         this._trans.__('This answer has no message to answer again.')
@@ -420,9 +427,10 @@ export class ChatModel implements IConversation, IDisposable {
   /** Why the answer of turn `key` cannot be generated again, or null. */
   regenerateRefusal(key: string): string | null {
     const message = this._messageBefore(key);
-    return message
-      ? this.forkRefusal(message.key)
-      : this._trans.__('This answer has no message to answer again.');
+    if (!message) {
+      return this._trans.__('This answer has no message to answer again.');
+    }
+    return this._transport?.regenerateRefusal || this.forkRefusal(message.key);
   }
 
   /** Show the branch of entry `key` (one of the siblings at a fork). */
@@ -1011,6 +1019,15 @@ export class ChatModel implements IConversation, IDisposable {
     this._entryAdded.emit(entry);
   }
 
+  /** The id the message at `index` of the branch shown was sent with. */
+  private _messageIdAt(index: number): string {
+    const next = this._entries[index + 1];
+    const request = next?.kind === 'turn' ? next.request : null;
+    return request?.kind === 'chat' && request.messageId
+      ? request.messageId
+      : this._entries[index].key;
+  }
+
   /** The user message that turn `key` (on the branch shown) answers. */
   private _messageBefore(key: string): IUserEntry | undefined {
     const index = this._entries.findIndex(entry => entry.key === key);
@@ -1036,13 +1053,13 @@ export class ChatModel implements IConversation, IDisposable {
     };
   }
 
-  private _chat(entry: IUserEntry): TurnRequest {
+  private _chat(entry: IUserEntry, messageId = entry.key): TurnRequest {
     return {
       kind: 'chat',
       threadId: this._threadId,
       message: entry.text,
       context: entry.context ?? undefined,
-      messageId: entry.key
+      messageId
     };
   }
 
