@@ -13,6 +13,7 @@ from datetime import datetime
 import pytest
 
 from helpers import PANEL_CONTEXT_FORMS
+from jupyterlab_agent_panel.checkpoints import RESUME_AT_START
 from kernel_comm_client import GRAPHS_DIR, KernelUnderTest, PanelComm, frames_of
 
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
@@ -193,6 +194,25 @@ def test_a_turn_reports_where_it_starts_and_a_fork_there_forgets_the_later_turns
         "reason": "unknown_checkpoint",
         "detail": f"Thread {thread_id!r} has no checkpoint 'no-such-checkpoint'",
     }
+
+
+def test_a_review_left_on_its_branch_is_answered_by_a_resume_at_its_end(panel):
+    thread_id = new_thread()
+    asked = panel.start_turn("ask me a question", thread_id)
+    assert panel.wait_turn_end(asked)["content"]["data"]["outcome"] == "interrupted"
+    paused = frames_of(panel.turn(asked), end_checkpoint=True)[-1]["end_checkpoint_id"]
+    elsewhere = panel.start_turn("hello", thread_id, checkpoint_id=None)  # before the first turn
+    assert panel.wait_turn_end(elsewhere)["content"]["data"]["outcome"] == "complete"
+
+    at_start = panel.resume([], thread_id, checkpoint_id=None)
+    rejection = panel.wait(lambda d: d.get("type") == "rejected")["content"]["data"]
+    answered = panel.resume([{"type": "respond", "message": "Ada"}], thread_id, checkpoint_id=paused)
+    end = panel.wait_turn_end(answered)["content"]["data"]
+
+    assert isinstance(paused, str)
+    assert rejection == {"type": "rejected", "turn_id": at_start, "reason": "bad_request", "detail": RESUME_AT_START}
+    assert end["outcome"] == "complete"
+    assert "Ada" in "".join(f.get("chunk", "") for f in frames_of(panel.turn(answered)))
 
 
 def test_context_is_appended_as_the_http_server_does(kernel, panel):

@@ -159,6 +159,24 @@ describe('conversationCells', () => {
     }
   });
 
+  it('says where a message stands among its branches', () => {
+    const cells = conversationCells(
+      [
+        { kind: 'user', key: 'edited', text: 'TWO' },
+        { kind: 'user', key: 'alone', text: 'and on' }
+      ],
+      {
+        ...OPTIONS,
+        branchOf: key =>
+          key === 'edited' ? { index: 1, count: 2 } : { index: 0, count: 1 }
+      }
+    );
+    expect(cells.slice(1).map(cell => cell.source)).toEqual([
+      '**You** (branch 2 of 2; the panel keeps the others)\n\nTWO',
+      '**You**\n\nand on'
+    ]);
+  });
+
   it('gives each exported extraction its own variable', () => {
     const cells = conversationCells(
       [

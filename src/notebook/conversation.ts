@@ -24,7 +24,7 @@ import { truncate } from './outputs';
 
 /** The parts of a chat entry an export reads (`ChatEntry` fits). */
 export type ConversationEntry =
-  | { readonly kind: 'user'; readonly text: string }
+  | { readonly kind: 'user'; readonly text: string; readonly key?: string }
   | {
       readonly kind: 'turn';
       readonly key: string;
@@ -114,6 +114,8 @@ export function fencedCodeBlocks(markdown: string): ICodeBlock[] {
 export interface IExportOptions extends ICellContext {
   /** Tool arguments and results longer than this are cut in the export. */
   maxToolChars: number;
+  /** Where message `key` stands among its branches (docs/protocol.md §13.8). */
+  branchOf?: (key: string) => { index: number; count: number };
 }
 
 /**
@@ -141,7 +143,13 @@ export function conversationCells(
   ];
   for (const entry of entries) {
     if (entry.kind === 'user') {
-      cells.push(note('user', `**You**\n\n${entry.text}`));
+      const branch =
+        entry.key === undefined ? undefined : options.branchOf?.(entry.key);
+      const where =
+        branch && branch.count > 1
+          ? ` (branch ${branch.index + 1} of ${branch.count}; the panel keeps the others)`
+          : '';
+      cells.push(note('user', `**You**${where}\n\n${entry.text}`));
       continue;
     }
     let answer: string[] = [];

@@ -156,7 +156,8 @@ export class NotebookInserter {
       const notebook = await host.create();
       const cells = conversationCells(entries, {
         ...this.cellContext(notebook),
-        maxToolChars: agentPanel.settings.maxToolResultChars
+        maxToolChars: agentPanel.settings.maxToolResultChars,
+        branchOf: key => agentPanel.model.siblings(key)
       });
       fillNewNotebook(notebook.widget, cells);
       await notebook.save();

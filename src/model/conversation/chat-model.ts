@@ -131,6 +131,8 @@ export interface IConversation {
   readonly threadId: string;
   readonly entries: readonly ChatEntry[];
   findItem(turnKey: string, itemKey: number): TranscriptItem | undefined;
+  /** Entry `key` among those in its place on other branches. */
+  siblings(key: string): ISiblings<ChatEntry>;
 }
 
 /**
