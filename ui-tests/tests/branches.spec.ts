@@ -3,7 +3,8 @@
  * graph, which answers with every message it remembers: editing an earlier
  * message forks the agent's memory there; ‹ › switch between the branches
  * and the agent follows; Regenerate answers again from the same point; a
- * reload shows the branch chosen, with its siblings.
+ * reload shows the branch chosen, with its siblings. The same on an Agent
+ * Server deployment of the graph (`langgraph dev`).
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { Locator } from '@playwright/test';
@@ -100,4 +101,28 @@ test('edit an earlier message, switch between the branches, regenerate, reload',
     'four'
   ]);
   await say(reloaded, 'five', 'I remember: one | two | three | four | five');
+});
+
+test.describe('on an Agent Server deployment', () => {
+  test.use({ mockSettings: graphEndpoint('team-remembering') });
+
+  test('an edit forgets the later turns, and the branch left goes on where it was', async ({
+    page
+  }) => {
+    const panel = await startFresh(page);
+    await say(panel, 'one', 'I remember: one');
+    await say(panel, 'two', 'I remember: one | two');
+    const two = message(panel, 'two');
+    await two.locator('.jp-AgentPanel-branch-edit').click();
+    await two.locator('.jp-AgentPanel-userEditor').fill('TWO');
+    await two.locator('.jp-AgentPanel-branch-send').click();
+    await expect(lastTurn(panel).locator('.jp-AgentPanel-text')).toHaveText(
+      'I remember: one | TWO'
+    );
+    await waitIdle(panel);
+    await message(panel, 'TWO')
+      .locator('.jp-AgentPanel-branch-previous')
+      .click();
+    await say(panel, 'three', 'I remember: one | two | three');
+  });
 });

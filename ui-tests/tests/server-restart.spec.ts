@@ -5,7 +5,9 @@
  * same conversations and agent memory. After a reload the list and the
  * conversation are there, the review is answered once and resumes the run,
  * and the agent remembers the conversation. Restarted on a memory that lost
- * the thread, the panel says the agent no longer remembers it.
+ * the thread, the panel says the agent no longer remembers it. A
+ * conversation's branches outlive a restart, and the agent goes on with the
+ * memory of whichever one is shown.
  */
 import { expect, test } from '@jupyterlab/galata';
 import type { ChildProcess } from 'child_process';
@@ -103,4 +105,49 @@ test('a server restart during a review: the answer resumes the run and the agent
   await expect(
     panel.locator('.jp-AgentPanel-conversationNotice')
   ).toContainText('The agent no longer remembers this conversation');
+});
+
+test('branches outlive a server restart, and the agent remembers each one', async ({
+  page
+}) => {
+  await stopLab(lab);
+  lab = await startRestartLab();
+  let panel = await startFresh(page);
+  const answer = () => lastTurn(panel).locator('.jp-AgentPanel-text');
+  for (const [text, remembered] of [
+    ['one', 'I remember: one'],
+    ['two', 'I remember: one | two']
+  ]) {
+    await send(panel, text);
+    await expect(answer()).toHaveText(remembered);
+    await waitIdle(panel);
+  }
+  const two = panel.locator('.jp-AgentPanel-userMessage').nth(1);
+  await two.locator('.jp-AgentPanel-branch-edit').click();
+  await two.locator('.jp-AgentPanel-userEditor').fill('TWO');
+  await two.locator('.jp-AgentPanel-branch-send').click();
+  await expect(answer()).toHaveText('I remember: one | TWO');
+  await waitIdle(panel);
+
+  await stopLab(lab);
+  lab = await startRestartLab();
+  await page.reload();
+  panel = await openPanel(page);
+  await expect(panel.locator('.jp-AgentPanel-user')).toHaveText(['one', 'TWO']);
+  await panel
+    .locator('.jp-AgentPanel-userMessage')
+    .nth(1)
+    .locator('.jp-AgentPanel-branch-previous')
+    .click();
+  await expect(panel.locator('.jp-AgentPanel-user')).toHaveText(['one', 'two']);
+  await send(panel, 'and on');
+  await expect(answer()).toHaveText('I remember: one | two | and on');
+  await waitIdle(panel);
+  await panel
+    .locator('.jp-AgentPanel-userMessage')
+    .nth(1)
+    .locator('.jp-AgentPanel-branch-next')
+    .click();
+  await send(panel, 'again');
+  await expect(answer()).toHaveText('I remember: one | TWO | again');
 });
