@@ -51,6 +51,27 @@ describe('BranchTree', () => {
     expect(again.path().map(n => n.key)).toEqual(['a', 'b2', 'c2']);
   });
 
+  it('names a parent only when it is not the entry added last, so two tabs appending stay on one line', () => {
+    const tree = new BranchTree<INode>([{ key: 'a' }, { key: 'b' }]);
+    const c: INode = { key: 'c' };
+    tree.append(c, 'b');
+    const fork: INode = { key: 'b2' };
+    tree.append(fork, 'a');
+    const d: INode = { key: 'd' };
+    tree.append(d, 'c');
+    expect([c.parent, fork.parent, d.parent]).toEqual([undefined, 'a', 'c']);
+    // Another tab appended "x" after "b" too, saved before "c": read back,
+    // the entries without a parent follow the one saved before them.
+    const stored = [{ key: 'a' }, { key: 'b' }, { key: 'x' }, c, fork, d];
+    expect(new BranchTree<INode>(stored).path().map(n => n.key)).toEqual([
+      'a',
+      'b2'
+    ]);
+    const again = new BranchTree<INode>(stored);
+    again.choose('b');
+    expect(again.path().map(n => n.key)).toEqual(['a', 'b', 'x', 'c', 'd']);
+  });
+
   it('takes a parent it does not hold (yet) as the entry saved before', () => {
     const tree = new BranchTree<INode>([
       { key: 'a', parent: null },

@@ -69,9 +69,19 @@ export class BranchTree<E extends IBranchLinks> {
     return path;
   }
 
-  /** Add `entry` after `parent` (null: as a first entry). */
+  /**
+   * Add `entry` after `parent` (null: as a first entry). After the entry
+   * added last, it names no parent: that is where an entry without one goes,
+   * so two tabs appending to one conversation at once stay on one line
+   * (docs/protocol.md §13.7) instead of forking.
+   */
   append(entry: E, parent: string | null): void {
-    entry.parent = parent;
+    const last = this._all[this._all.length - 1];
+    if (parent === (last?.key ?? null)) {
+      delete entry.parent;
+    } else {
+      entry.parent = parent;
+    }
     this._link(entry, parent);
   }
 
