@@ -83,6 +83,7 @@ function toolCards(model: ChatModel): IToolCard[] {
   );
 }
 
+afterEach(() => jest.useRealTimers());
 describe('the transport memory', () => {
   it('is kept from the finished run, handed back, saved and restored', () => {
     const { model, transport } = setUp();
@@ -477,6 +478,9 @@ describe('AG-UI requests', () => {
   });
 
   it('past their expiresAt are not sent, and the conversation goes on', async () => {
+    // The clock is the test's: a busy machine cannot make 60 ms late
+    // (real timers are back after each test).
+    jest.useFakeTimers();
     const soon = new Date(Date.now() + 60).toISOString();
     const { model, transport, cards } = paused(request({ expires_at: soon }));
     expect(model.status).toBe('awaiting-decision');
@@ -488,7 +492,7 @@ describe('AG-UI requests', () => {
         }
       }
     });
-    await new Promise(resolve => setTimeout(resolve, 120));
+    await jest.advanceTimersByTimeAsync(120);
     expect(model.status).toBe('idle');
     expect(updates).toEqual([cards[0]]);
     expect(() => model.respond(cards[0], { status: 'cancelled' })).toThrow(
