@@ -145,44 +145,35 @@ export class TurnFooter implements IDisposable {
   }
 
   private _retryButton(): HTMLButtonElement {
-    const button = element(
-      'button',
-      'jp-Button jp-mod-styled jp-AgentPanel-retry',
-      this._trans.__('Retry')
+    return button(
+      'jp-mod-styled jp-AgentPanel-retry',
+      this._trans.__('Retry'),
+      this._trans.__('Send the last message again')
     );
-    button.type = 'button';
-    button.title = this._trans.__('Send the last message again');
-    return button;
   }
 
   /** Regenerate, or why it cannot be (in its tooltip). */
   private _regenerateButton(refusal: string | null): HTMLButtonElement {
-    const button = element(
-      'button',
-      'jp-Button jp-mod-minimal jp-AgentPanel-regenerate',
-      this._trans.__('Regenerate')
-    );
-    button.type = 'button';
-    button.disabled = refusal !== null;
-    button.title =
+    const regenerate = button(
+      'jp-mod-minimal jp-AgentPanel-regenerate',
+      this._trans.__('Regenerate'),
       refusal ??
-      this._trans.__(
-        'Generate this answer again from its message, on a new branch'
-      );
-    return button;
+        this._trans.__(
+          'Generate this answer again from its message, on a new branch'
+        )
+    );
+    regenerate.disabled = refusal !== null;
+    return regenerate;
   }
 
   private _rewindButton(): HTMLButtonElement {
-    const button = element(
-      'button',
-      'jp-Button jp-mod-minimal jp-AgentPanel-rewindTurn',
-      this._trans.__('Restore notebook to before this turn')
+    return button(
+      'jp-mod-minimal jp-AgentPanel-rewindTurn',
+      this._trans.__('Restore notebook to before this turn'),
+      this._trans.__(
+        'Show what it takes to bring the notebook back to how it was before this turn and the later ones'
+      )
     );
-    button.type = 'button';
-    button.title = this._trans.__(
-      'Show what it takes to bring the notebook back to how it was before this turn and the later ones'
-    );
-    return button;
   }
 
   private _isDisposed = false;
@@ -208,5 +199,17 @@ function element<K extends keyof HTMLElementTagNameMap>(
   if (text !== undefined) {
     node.textContent = text;
   }
+  return node;
+}
+
+/** A footer button: `label`, with `title` as its tooltip. */
+function button(
+  className: string,
+  label: string,
+  title: string
+): HTMLButtonElement {
+  const node = element('button', `jp-Button ${className}`, label);
+  node.type = 'button';
+  node.title = title;
   return node;
 }
