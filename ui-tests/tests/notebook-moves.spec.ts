@@ -30,6 +30,10 @@ async function onDisk(
   if (saved.status() === 404) {
     return null;
   }
+  expect(
+    saved.ok(),
+    `GET ${path}: ${saved.status()} ${await saved.text()}`
+  ).toBe(true);
   const { content } = await saved.json();
   return content.cells.map((cell: { source: string }) => cell.source);
 }
@@ -198,8 +202,15 @@ test('the file changed on disk by another program while the review waits: the ch
   );
   const dialog = page.locator('.jp-Dialog');
   await expect(dialog.locator('.jp-Dialog-header')).toHaveText('File Changed');
+  // The server writes the file in place: read it once the save has answered.
+  const saved = page.waitForResponse(
+    response =>
+      response.request().method() === 'PUT' &&
+      response.url().includes(`/api/contents/${path}`)
+  );
   await dialog.locator('button:has-text("Overwrite")').click();
-  await expect.poll(() => onDisk(request, baseURL, path)).toEqual(expected);
+  expect((await saved).ok()).toBe(true);
+  expect(await onDisk(request, baseURL, path)).toEqual(expected);
 });
 
 test('the notebook renamed while the review waits: the change goes to it under its new path', async ({
