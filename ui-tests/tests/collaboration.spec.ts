@@ -112,6 +112,22 @@ function writeOnDisk(
 }
 
 /**
+ * Wait until the room has written every change of the open notebook to its
+ * file (the kernel's metadata, set when it connects). Another program's write
+ * that follows is then found by the room's file watcher, as when a user has
+ * left the notebook alone. Found instead by a pending autosave, it is loaded
+ * without the file's new hash (jupyter-collaboration 5.0.4), and the page's
+ * next save stops at JupyterLab's "File Changed" dialog.
+ */
+async function savedByTheRoom(page: IJupyterLabPageFixture): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      (window as any).jupyterapp.shell.currentWidget?.context?.model?.dirty ===
+      false
+  );
+}
+
+/**
  * `notebook` with one cell that failed on a misspelt name (`prnt("hi")`, id
  * `first`), written on disk and opened, its cell active. Not run and saved
  * in the page as notebookWith does: the page's save was seen to wait forever
@@ -330,6 +346,7 @@ test('the file changed on disk while a review waits: the server loads it into th
   const edit = reviewOf(panel, 'edit_cell');
   await expect(edit).toBeVisible();
   const theirs = 'prnt("written by another program")';
+  await savedByTheRoom(page);
   writeOnDisk(notebook, [{ id: 'first', source: theirs }]);
   await expect.poll(async () => sources(await cells(page))).toEqual([theirs]);
   await edit.locator('.jp-AgentPanel-changeApply').click();
@@ -352,6 +369,7 @@ test('the file changed on disk while a review waits, the edited cell gone from i
   await send(panel, 'fix the error in the active cell');
   const edit = reviewOf(panel, 'edit_cell');
   await expect(edit).toBeVisible();
+  await savedByTheRoom(page);
   writeOnDisk(notebook, [{ id: 'theirs', source: 'z = 0' }]);
   await expect.poll(async () => sources(await cells(page))).toEqual(['z = 0']);
   await edit.locator('.jp-AgentPanel-changeApply').click();
