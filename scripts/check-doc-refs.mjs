@@ -3,15 +3,21 @@
  * Check that every reference to a document under docs/ resolves.
  *
  * Scans the sources, the Python package, the scripts, the UI tests, the
- * benchmarks, the lint rules, the fixtures' READMEs, README.md and docs/*.md
- * for references of the form `docs/<path>`, optionally followed by an anchor
- * (`#some-heading`) or by section numbers (`§N.M`, a range `§N.M–N.K`, a list
- * `§N, §M`). A reference fails when its file does not exist, when a cited
- * section number is not the number of a heading in it (a heading such as
- * "## N. Title" or "### N.M Title"), or when the anchor is not the slug of a
- * heading. A bare `§N` outside docs/ cites no document and fails too; inside a
- * document of docs/ it cites that document.
- * In README.md and docs/*.md, relative Markdown links are checked the same way.
+ * benchmarks, the lint rules, the fixtures' READMEs, README.md,
+ * CONTRIBUTING.md, CHANGELOG.md and the Markdown files under docs/ (at any
+ * depth) for references of the form
+ * `docs/<path>`, optionally followed by an anchor (`#some-heading`) or by
+ * section numbers (`§N.M`, a range `§N.M–N.K`, a list `§N, §M`). A reference
+ * fails when its file does not exist, when a cited section number is not the
+ * number of a heading in it (a heading such as "## N. Title" or "### N.M
+ * Title"), or when the anchor is not the slug of a heading. A bare `§N`
+ * outside docs/ cites no document and fails too; inside a document of docs/
+ * it cites that document.
+ * A file of the repository named by its path from the root, in a comment or
+ * a document (`src/wire/reduce.ts`, `jupyterlab_agent_panel/memory.py`,
+ * `ui-tests/tests/comm.spec.ts`), must exist too; build output, installed
+ * packages and reports are not checked (see GENERATED).
+ * In the Markdown files, relative Markdown links are checked the same way.
  *
  * Usage: node scripts/check-doc-refs.mjs [--root DIR]
  * Prints one line per problem (`file:line: reference: why`) and a summary;
@@ -33,9 +39,14 @@ const SCANNED = [
   { dir: 'ui-tests', deep: true, match: name => /\.(ts|py)$/.test(name) },
   { dir: 'bench', deep: false, match: name => name.endsWith('.js') },
   { dir: 'eslint', deep: false, match: name => name.endsWith('.cjs') },
-  { dir: 'docs', deep: false, match: name => name.endsWith('.md') },
+  { dir: 'docs', deep: true, match: name => name.endsWith('.md') },
   { dir: 'fixtures', deep: 'one', match: name => name === 'README.md' },
-  { dir: '.', deep: false, match: name => name === 'README.md' }
+  {
+    dir: '.',
+    deep: false,
+    match: name =>
+      ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md'].includes(name)
+  }
 ];
 
 /** Folders never scanned: installed packages, build output, caches, reports. */
@@ -45,8 +56,85 @@ const SKIPPED = new Set([
   'labextension',
   'test-results',
   'playwright-report',
-  '.git'
+  '.git',
+  '_build'
 ]);
+
+/**
+ * A path of the repository's own files, from its root: a top folder, any
+ * folders, and a name with one of the extensions the project uses. Not inside
+ * a longer path or URL, and not followed by more of a name (`a.ts.bak`, a
+ * glob `*`).
+ */
+const SOURCE_REF = new RegExp(
+  String.raw`(?<![\w./@~$-])((?:src|jupyterlab_agent_panel|ui-tests|scripts|bench|fixtures|eslint|schema|style|jupyter-config)/(?:[\w.-]+/)*[\w.-]+\.(?:ts|tsx|js|mjs|cjs|py|json|jsonl|md|css|sse|txt|toml|yaml|yml|html|png|ipynb|sh))(?!\.?[\w*/-])`,
+  'g'
+);
+/** Paths that a build, an install or a test run writes: not checked. */
+const GENERATED = [
+  /(^|\/)node_modules\//,
+  /^jupyterlab_agent_panel\/labextension\//,
+  /^jupyterlab_agent_panel\/_version\.py$/,
+  /^ui-tests\/(test-results|playwright-report)\//,
+  /^bench\/results\//
+];
+
+/**
+ * Where a line of code is a comment: `{from, inside}`, the column a comment
+ * starts at (Infinity when none) and whether the line began inside a block
+ * comment or docstring. `state` carries an open block across lines. A
+ * heuristic, good enough for this repository: a `//`, `/*` or `#` after a
+ * space or at the start of a line opens a comment; `/*` blocks end at the
+ * next `*\/`, Python's triple quotes open and close docstrings.
+ */
+export function commentsOf(text, hashComments, state) {
+  const inside = state.open;
+  let from = inside ? 0 : Infinity;
+  if (hashComments) {
+    const quotes = text.match(/"""|'''/g)?.length ?? 0;
+    if (quotes % 2 === 1) {
+      if (!state.open) {
+        from = Math.min(from, text.search(/"""|'''/));
+      }
+      state.open = !state.open;
+    } else if (quotes > 0 && !state.open) {
+      from = Math.min(from, text.search(/"""|'''/));
+    }
+    const hash = /(^|\s)#/.exec(text);
+    if (hash) {
+      from = Math.min(from, hash.index);
+    }
+  } else {
+    let at = 0;
+    while (at < text.length) {
+      if (state.open) {
+        const end = text.indexOf('*/', at);
+        if (end < 0) {
+          break;
+        }
+        state.open = false;
+        at = end + 2;
+        continue;
+      }
+      const rest = text.slice(at);
+      const opened = /(^|\s)\/\*/.exec(rest);
+      const block = opened ? at + opened.index : -1;
+      const line = /(^|\s)\/\//.exec(rest);
+      const lineAt = line ? at + line.index : -1;
+      if (lineAt >= 0 && (block < 0 || lineAt < block)) {
+        from = Math.min(from, lineAt);
+        break;
+      }
+      if (block < 0) {
+        break;
+      }
+      from = Math.min(from, block);
+      state.open = true;
+      at = block + 2;
+    }
+  }
+  return { from, inside };
+}
 
 /** `docs/<path>`, not inside a longer path or URL. */
 const DOC_REF = /(?<![\w./-])docs\/((?:[\w.-]+\/)*[\w.-]*[\w-])/g;
@@ -150,7 +238,7 @@ export function checkDocRefs(root) {
   const files = scannedFiles(root);
 
   for (const file of files) {
-    const isDocument = /^docs\/[^/]+\.md$/.test(file);
+    const isDocument = /^docs\/.+\.md$/.test(file);
     const isMarkdown = file.endsWith('.md');
     const report = (line, reference, message) =>
       problems.push({ file, line, reference, message });
@@ -179,9 +267,16 @@ export function checkDocRefs(root) {
     };
 
     const lines = readFileSync(join(root, file), 'utf-8').split('\n');
+    /** Code names files in its comments only; a document, anywhere. */
+    const hashComments =
+      /\.py$/.test(file) || /^#!.*\b((ba)?sh|python3?)\b/.test(lines[0] ?? '');
+    const block = { open: false };
     let fenced = false;
     lines.forEach((text, index) => {
       const line = index + 1;
+      const comment = isMarkdown
+        ? { from: 0 }
+        : commentsOf(text, hashComments, block);
       const cited = [];
       for (const match of text.matchAll(DOC_REF)) {
         references += 1;
@@ -196,6 +291,19 @@ export function checkDocRefs(root) {
         checkTarget(line, target, reference, after?.[1]);
         if (after?.[2] && documentAt(target) !== null) {
           checkSections(line, target, after[2], reference);
+        }
+      }
+      for (const match of text.matchAll(SOURCE_REF)) {
+        const path = match[1];
+        if (
+          match.index < comment.from ||
+          GENERATED.some(pattern => pattern.test(path))
+        ) {
+          continue;
+        }
+        references += 1;
+        if (!existsSync(join(root, path))) {
+          report(line, path, `${path} is not a file of the repository`);
         }
       }
       for (const match of text.matchAll(ANY_SECTION)) {

@@ -463,7 +463,7 @@ def test_chat_and_cancel_over_a_subshell_while_a_cell_runs(kernel):
 
 
 def test_a_graph_served_after_the_comm_opened_still_answers_on_the_subshell(kernel):
-    # The README's order: the panel's comm is open (on its subshell) before the
+    # The user guide's order (docs/users/notebook-kernel.md): the panel's comm is open (on its subshell) before the
     # notebook runs serve(...). serve()'s hello to the open comms is sent from the
     # cell, on the main shell; ipykernel 7 routes a comm's next incoming messages
     # to the subshell of the last message it published, so that hello must not

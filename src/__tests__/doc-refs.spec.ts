@@ -1,5 +1,6 @@
 /**
- * Every reference to a document under docs/ resolves: `scripts/check-doc-refs.mjs`
+ * Every reference to a document under docs/, and every file of the repository
+ * named in a comment or a document, resolves: `scripts/check-doc-refs.mjs`
  * finds none broken in this repository, and rejects exactly the broken ones of
  * `fixtures/doc-refs/tree/`, whose lines say what the check must report.
  */
@@ -17,7 +18,8 @@ const KINDS: [RegExp, string][] = [
   [/ has no section \S+$/, 'no-section'],
   [/ has no heading #\S+$/, 'no-heading'],
   [/a bare § cites no document/, 'bare'],
-  [/the link leaves the repository$/, 'leaves']
+  [/the link leaves the repository$/, 'leaves'],
+  [/ is not a file of the repository$/, 'no-source']
 ];
 
 interface ICheckRun {
@@ -108,5 +110,48 @@ describe('references to docs/', () => {
     expect(run.status).toBe(1);
     // Good references and links were read as well, not skipped.
     expect(run.references).toBeGreaterThan(expected.length);
+  });
+
+  it('are read in the sub-folders of docs/ and in CONTRIBUTING.md', () => {
+    // The fixture's pages, without the folder name (which the check would
+    // read as a reference to this repository's docs).
+    const problems = runCheck(FIXTURE).problems.map(p =>
+      p.replace(/^docs\//, '')
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'sub/page.md:4 no-section',
+        'sub/page.md:5 no-file',
+        'CONTRIBUTING.md:4 no-section'
+      ])
+    );
+    // A bare § in a page of a sub-folder cites that page (its line 3).
+    expect(problems.filter(p => p.startsWith('sub/page.md:3 '))).toEqual([]);
+  });
+
+  it('check the files named in comments and documents, not in code', () => {
+    const problems = runCheck(FIXTURE).problems.map(p =>
+      p.replace(/^docs\//, '')
+    );
+    expect(problems.filter(p => p.endsWith(' no-source')).sort()).toEqual([
+      'CONTRIBUTING.md:5 no-source',
+      'jupyterlab_agent_panel/module.py:4 no-source',
+      'jupyterlab_agent_panel/module.py:6 no-source',
+      'src/a.ts:10 no-source',
+      'src/a.ts:12 no-source',
+      'src/a.ts:16 no-source',
+      'sub/page.md:6 no-source'
+    ]);
+    // A path in a string of code is data (line 15 of the fixture's a.ts,
+    // line 5 of its module.py), and globs and build output are never files
+    // to check (lines 6 and 7 of its CONTRIBUTING.md).
+    for (const line of [
+      'src/a.ts:15 ',
+      'jupyterlab_agent_panel/module.py:5 ',
+      'CONTRIBUTING.md:6 ',
+      'CONTRIBUTING.md:7 '
+    ]) {
+      expect(problems.filter(p => p.startsWith(line))).toEqual([]);
+    }
   });
 });

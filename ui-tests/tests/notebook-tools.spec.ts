@@ -106,7 +106,8 @@ test.describe('over HTTP (the server agent notebook-demo)', () => {
       kind: 'notebook_tool',
       tool_name: 'insert_cell'
     });
-    // One step of the notebook's Undo Cell Operation, as the README says:
+    // One step of the notebook's Undo Cell Operation, as the user guide says
+    // (docs/users/notebook-tools.md):
     // Z in command mode takes the cell away, Shift+Z brings it back.
     await page.notebook.selectCells(1);
     await page.keyboard.press('Escape');

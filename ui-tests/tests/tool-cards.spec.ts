@@ -158,7 +158,8 @@ test('a notebook change: one line in words, one compact review, the decision in 
     expect(text).not.toMatch(/[{}]|index \d|[0-9a-f]{8}-[0-9a-f]{4}/);
   }
   await screenshotsOf(page, panel, 'card-applied', testInfo);
-  // The README's picture of the cards: the widest, in the light theme.
+  // The user guide's picture of the cards (docs/users/notebook-tools.md): the
+  // widest, in the light theme.
   await panel.screenshot({
     path: path.join(DOC_IMAGES, 'tool-cards-applied.png')
   });

@@ -3,7 +3,10 @@ import { Widget } from '@lumino/widgets';
 import type { ChatModel } from '../../model/conversation/chat-model';
 import type { ModelChoice } from '../../model/conversation/model-choice';
 
-/** The README's section on giving the built-in agent a model. */
+/**
+ * The README's section on giving the built-in agent a model, which leads to
+ * the user guide's page (docs/users/models.md).
+ */
 export const CONNECT_MODEL_URL =
   'https://github.com/jupyterlab-agent-panel/jupyterlab-agent-panel#connect-your-own-model';
 
