@@ -34,10 +34,10 @@ TESTS_DIR = Path(__file__).resolve().parents[1] / "jupyterlab_agent_panel" / "te
 sys.path[:0] = [str(TESTS_DIR)]
 
 from helpers import graph_spec  # noqa: E402
-from jupyterlab_agent_panel import checkpoint_pruning  # noqa: E402
 from jupyterlab_agent_panel.graph import load_agent  # noqa: E402
-from jupyterlab_agent_panel.memory import AgentMemory, MemoryLocation, schema_name  # noqa: E402
-from jupyterlab_agent_panel.turn_driver import TurnDriver, TurnRequest  # noqa: E402
+from jupyterlab_agent_panel.memory import checkpoint_pruning  # noqa: E402
+from jupyterlab_agent_panel.memory.agent_memory import AgentMemory, MemoryLocation, schema_name  # noqa: E402
+from jupyterlab_agent_panel.turns.driver import TurnDriver, TurnRequest  # noqa: E402
 from postgres_server import PostgresServer  # noqa: E402
 
 TABLES = ("checkpoints", "checkpoint_blobs", "checkpoint_writes")

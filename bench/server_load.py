@@ -87,7 +87,7 @@ def start_server(port: int, workdir: Path, pythonpath: str | None, extra_config:
         env=env,
         cwd=workdir,  # not this checkout: `python -m` puts the working directory first on sys.path
         stdout=subprocess.DEVNULL,
-        stderr=open(workdir / "server.log", "w"),  # noqa: SIM115 - closed with the process
+        stderr=open(workdir / "server.log", "w"),  # closed with the process
     )
 
 

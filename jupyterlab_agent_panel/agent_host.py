@@ -9,7 +9,8 @@ from typing import Any, Coroutine, Optional, Sequence
 
 from .agent_loader import AgentLoader
 from .graph import LoadedAgent, load_agent, resolve_spec
-from .memory import AgentMemory, MemoryUnavailable
+from .memory.agent_memory import AgentMemory, MemoryUnavailable
+from .turns.in_flight import TurnsInFlight
 from .worker_loop import WorkerLoop
 
 MEMORY_CLOSE_SECONDS = 5.0
@@ -26,7 +27,7 @@ class AgentHost:
     own event loop in a worker thread, where its graph runs
     (docs/protocol.md §6.8): a node that blocks holds up this agent's turns,
     never the Jupyter server or another agent. Each host keeps its own running turns and its own
-    memory (:mod:`.memory`), so a thread id on one agent is independent of the same id on another.
+    memory (:mod:`.memory.agent_memory`), so a thread id on one agent is independent of the same id on another.
     """
 
     def __init__(
@@ -59,10 +60,7 @@ class AgentHost:
         self._worker: Optional[WorkerLoop] = None
         self._worker_lock = threading.Lock()  # the loader's thread and the server's loop both start it
         # thread_id -> the task streaming that thread's turn (one turn per thread).
-        self.turns: dict[str, asyncio.Task] = {}
-        # The threads of ``turns`` whose terminal frame is written: their graph's
-        # stream is closing, so a turn that follows at once waits for them.
-        self.ending: set[str] = set()
+        self.turns: TurnsInFlight[asyncio.Task] = TurnsInFlight()
 
     async def loaded_agent(self) -> LoadedAgent:
         """The agent, loaded on first use in a thread of its own (:class:`~.agent_loader.AgentLoader`)."""
@@ -86,12 +84,11 @@ class AgentHost:
 
     def close(self) -> None:
         """Cancel the running turns, close the memory and stop the agent's loop."""
-        for turn in self.turns.values():
-            turn.cancel()
+        self.turns.stop_all()
         if self._worker is not None:
             try:
                 self._worker.submit(self._close_resources()).result(MEMORY_CLOSE_SECONDS)
-            except Exception:  # noqa: BLE001 - stopping goes on; the database keeps what was written
+            except Exception:  # stopping goes on; the database keeps what was written
                 self.log.warning("agent-panel: agent %r: closing its resources failed", self.name, exc_info=True)
             self._worker.stop()
             self._worker = None
@@ -151,7 +148,7 @@ class AgentHost:
             try:
                 found = load_agent_spec(extractor_spec, base_dir=self._base_dir)
                 found = found() if callable(found) else found
-            except Exception as exc:  # noqa: BLE001 - reported through health, not raised
+            except Exception as exc:  # reported through health, not raised
                 raise ExtractorUnavailable(
                     f"Could not load extractor {extractor_spec!r}: {type(exc).__name__}: {exc}"
                 ) from exc

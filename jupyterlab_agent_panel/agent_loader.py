@@ -82,7 +82,7 @@ class AgentLoader:
         def load() -> None:
             try:
                 result = self._load()
-            except BaseException as exc:  # noqa: BLE001 - even SystemExit from a graph module is a failed load
+            except BaseException as exc:  # even SystemExit from a graph module is a failed load
                 spec = self._spec()
                 result = LoadedAgent(
                     spec=spec,

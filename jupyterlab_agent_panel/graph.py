@@ -121,7 +121,7 @@ def load_agent(
         name = name or _graph_name(graph)
         graph, config = _with_checkpointer(graph, checkpointer)
         agent = build_agent(graph, name=name or label, config=config)
-    except Exception as exc:  # noqa: BLE001 - any load failure is reported, not raised
+    except Exception as exc:  # any load failure is reported, not raised
         return LoadedAgent(
             spec=label,
             status="agent_not_loaded",
@@ -161,7 +161,7 @@ async def pending_interrupts(agent: Any, thread_id: str, checkpoint_id: Optional
         configurable.update(checkpoint_id=checkpoint_id, checkpoint_ns="")
     try:
         state = await graph.aget_state({"configurable": configurable})
-    except Exception:  # noqa: BLE001 - unreadable state: do not block the resume
+    except Exception:  # unreadable state: do not block the resume
         logger.warning("agent-panel: cannot read the state of thread %r", thread_id, exc_info=True)
         return None
     interrupts = getattr(state, "interrupts", None)

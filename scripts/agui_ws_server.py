@@ -142,7 +142,7 @@ class AguiThreadTopic(Topic[EventMessage]):
                 await self._publish(topic, run, event_json(event))
         except asyncio.CancelledError:
             await self._publish(topic, run, {"type": "RUN_ERROR", "message": f"Run {run.run_id} was cancelled"})
-        except Exception as error:  # noqa: BLE001 - reported to the thread as RUN_ERROR
+        except Exception as error:  # reported to the thread as RUN_ERROR
             await self._publish(topic, run, {"type": "RUN_ERROR", "message": f"{type(error).__name__}: {error}"})
         finally:
             async with Threads.lock(thread_id):

@@ -14,7 +14,7 @@
  * outside docs/ cites no document and fails too; inside a document of docs/
  * it cites that document.
  * A file of the repository named by its path from the root, in a comment or
- * a document (`src/wire/reduce.ts`, `jupyterlab_agent_panel/memory.py`,
+ * a document (`src/wire/reduce.ts`, `jupyterlab_agent_panel/memory/agent_memory.py`,
  * `ui-tests/tests/comm.spec.ts`), must exist too; build output, installed
  * packages and reports are not checked (see GENERATED).
  * In the Markdown files, relative Markdown links are checked the same way.

@@ -10,7 +10,7 @@ committed file differs from what the tools declare.
 """
 from pathlib import Path
 
-from jupyterlab_agent_panel.nbtools import DECLARATIONS_FILE, tool_declarations_text
+from jupyterlab_agent_panel.tools.notebook import DECLARATIONS_FILE, tool_declarations_text
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -39,7 +39,7 @@ class Recorder(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_OPTIONS(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_OPTIONS(self) -> None:  # http.server's naming
         self._record()
         self.send_response(204)
         self._cors()
@@ -48,7 +48,7 @@ class Recorder(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path == "/__requests":
             self._json(200, RECORDED)
             return
@@ -59,7 +59,7 @@ class Recorder(BaseHTTPRequestHandler):
         else:
             self._json(404, {"message": "not here"})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._record()
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")

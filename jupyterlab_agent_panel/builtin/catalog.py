@@ -89,7 +89,7 @@ class ModelCatalog:
         if reason is None:
             try:
                 self.model(ref)
-            except Exception as exc:  # noqa: BLE001 - whatever the client refuses is the reason
+            except Exception as exc:  # whatever the client refuses is the reason
                 reason = self.credentials.redact(f"its client could not be made: {type(exc).__name__}: {exc}")
         if reason is not None:
             raise ModelUnavailable(f"The model {ref.id} cannot be used: {reason}")
@@ -111,7 +111,7 @@ class ModelCatalog:
             return True
         try:
             return accepts_images(self.model(ref))
-        except Exception:  # noqa: BLE001 - an unusable model reads nothing
+        except Exception:  # an unusable model reads nothing
             return False
 
     def _entry(self, ref: ModelRef, source: str) -> dict:
@@ -138,7 +138,7 @@ class ModelCatalog:
                 answer = await client.get(f"{base}/models", headers=headers)
             answer.raise_for_status()
             ids = [item["id"] for item in answer.json()["data"] if isinstance(item.get("id"), str)]
-        except Exception as exc:  # noqa: BLE001 - refused, timed out, not a model list...
+        except Exception as exc:  # refused, timed out, not a model list...
             problem = f"The OpenAI-compatible server at {base} did not list its models: {type(exc).__name__}: {exc}"
             self._list_problem = self.credentials.redact(problem)
             logger.warning("agent-panel: %s", self._list_problem)

@@ -6,8 +6,8 @@ from typing import Mapping, Optional, Sequence
 
 from ..agent_host import AgentHost, ExtractorUnavailable
 from ..graph import DEFAULT_SPEC, SHOWCASE_SPEC, LoadedAgent, load_agent, resolve_spec
-from ..memory import AgentMemory, MemoryUnavailable
-from ..nbtools import NOTEBOOK_TOOL_NAMES, notebook_tools
+from ..memory.agent_memory import AgentMemory, MemoryUnavailable
+from ..tools.notebook import NOTEBOOK_TOOL_NAMES, notebook_tools
 from .agent import AGENT_NAME, DEEPAGENTS_TOOLS, build_notebook_agent
 from .catalog import ModelCatalog
 from .mcp import McpSessions

@@ -113,7 +113,7 @@ class McpSessions:
             async with MultiServerMCPClient({name: connection}).session(name) as session:
                 ready.set_result(await load_mcp_tools(session, server_name=name))
                 await self._stop.wait()
-        except BaseException as exc:  # noqa: BLE001 - reported as this server's failure
+        except BaseException as exc:  # reported as this server's failure
             if not ready.done():
                 ready.set_exception(exc)
             elif not isinstance(exc, asyncio.CancelledError):

@@ -12,7 +12,7 @@ IMAGE_BLOCK_TYPES = ("image", "image_url")
 
 
 class ModelFailures(AgentMiddleware):
-    """Turns a provider's error into a :class:`~.failures.ModelFailure` that says what to do."""
+    """Turns a provider's error into a :class:`~.builtin.failures.ModelFailure` that says what to do."""
 
     def __init__(self, describe: Callable[[BaseException], str]):
         super().__init__()

@@ -12,7 +12,7 @@ import threading
 from typing import Any, Callable, Optional, Sequence
 
 from ..graph import LoadedAgent, TurnAgent
-from ..memory import AgentMemory, CheckpointerThreads
+from ..memory.agent_memory import AgentMemory, CheckpointerThreads
 from .catalog import ModelCatalog, ModelUnavailable
 from .failures import describe
 from .mcp import McpTools

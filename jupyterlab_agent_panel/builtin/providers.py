@@ -1,7 +1,7 @@
 """Chat models by ``provider:model`` name, through LangChain's ``init_chat_model`` (docs/protocol.md §16.2).
 
 For the providers in :data:`PROVIDERS` the key and endpoint are read here
-(:class:`~.credentials.Credentials`) and handed to the client, so a ``.env``
+(:class:`~.builtin.credentials.Credentials`) and handed to the client, so a ``.env``
 file works and a missing key is named before anything is sent. Any other
 provider LangChain knows works too, reading its own variables from the
 server's environment.

@@ -34,7 +34,7 @@ from typing import Any, Optional
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from ..nbtools import notebook_tools
+from ..tools.notebook import notebook_tools
 from .scripted_model import ScriptedChatModel
 
 NAME = "Notebook Demo Agent"

@@ -69,7 +69,7 @@ class AgentServer:
             str(Path(sys.executable).with_name("langgraph")), "dev", "--no-browser", "--no-reload",
             "--host", "127.0.0.1", "--port", str(self.port),
         ]  # fmt: skip
-        self.log = open(self.folder / "server.log", "wb")  # noqa: SIM115 - closed in __exit__
+        self.log = open(self.folder / "server.log", "wb")  # closed in __exit__
         env = {**os.environ, **QUIET}
         self.process = subprocess.Popen(
             command, cwd=self.folder, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True

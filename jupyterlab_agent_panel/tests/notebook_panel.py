@@ -17,7 +17,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
-from jupyterlab_agent_panel.nbtools import MARKER_KEY, NOTEBOOK_TOOL_VERSION
+from jupyterlab_agent_panel.tools.notebook import MARKER_KEY, NOTEBOOK_TOOL_VERSION
 
 APPLY = "apply"
 
@@ -213,9 +213,9 @@ class NotebookPanel:
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
             try:
-                exec(cell.source, {})  # noqa: S102 - the test's own cell sources
+                exec(cell.source, {})  # the test's own cell sources
                 raised = None
-            except Exception as exc:  # noqa: BLE001 - the cell's error is its output
+            except Exception as exc:  # the cell's error is its output
                 raised = error_output(type(exc).__name__, str(exc), traceback.format_exc())
         notebook.executions += 1
         cell.execution_count = notebook.executions

@@ -17,7 +17,7 @@ from tornado.httpclient import HTTPClientError
 
 from helpers import assert_one_terminal_last, graph_spec, text_of
 from jupyterlab_agent_panel.graph import NOTHING_PENDING, load_agent
-from jupyterlab_agent_panel.memory import AgentMemory, MemoryLocation, memory_location, schema_name
+from jupyterlab_agent_panel.memory.agent_memory import AgentMemory, MemoryLocation, memory_location, schema_name
 from postgres_server import PostgresServer
 from server_process import JupyterServerProcess
 

@@ -17,10 +17,10 @@ import uuid
 import pytest
 
 from helpers import assert_one_terminal_last, graph_spec, text_of
-from jupyterlab_agent_panel.checkpoint_pruning import settled
-from jupyterlab_agent_panel.checkpoints import fork, fork_problem
 from jupyterlab_agent_panel.graph import load_agent
-from jupyterlab_agent_panel.memory import AgentMemory, memory_location, schema_name
+from jupyterlab_agent_panel.memory.agent_memory import AgentMemory, memory_location, schema_name
+from jupyterlab_agent_panel.memory.checkpoint_pruning import settled
+from jupyterlab_agent_panel.memory.checkpoints import fork, fork_problem
 from postgres_server import PostgresServer
 
 AGENT = "tools"
@@ -318,7 +318,7 @@ async def test_a_failed_prune_only_logs_a_warning(say, database, history, caplog
 
     await in_agent(forget_the_last_prunes)  # the next prune reads the oldest again
 
-    with caplog.at_level(logging.WARNING, logger="jupyterlab_agent_panel.checkpoint_pruning"):
+    with caplog.at_level(logging.WARNING, logger="jupyterlab_agent_panel.memory.checkpoint_pruning"):
         _, answer, end = await say("two", thread)
 
     assert (answer, end) == ("I remember: one | two", COMPLETE)

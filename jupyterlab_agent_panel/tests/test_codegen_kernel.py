@@ -80,7 +80,7 @@ def evaluate(client, expression: str):
     reply, _ = execute(client, "", {"value": expression})
     result = reply["content"]["user_expressions"]["value"]
     assert result["status"] == "ok", result
-    return eval(result["data"]["text/plain"])  # noqa: S307 - a repr of str/list produced by the kernel
+    return eval(result["data"]["text/plain"])  # a repr of str/list produced by the kernel
 
 
 def test_the_fixtures_cover_the_adversarial_kinds():

@@ -17,9 +17,9 @@ import pytest
 from jupyter_server.utils import url_path_join
 from tornado.httpclient import AsyncHTTPClient
 
-from jupyterlab_agent_panel import conversation_schema
-from jupyterlab_agent_panel.conversation_schema import SCHEMA_VERSION, StoreUnavailable
-from jupyterlab_agent_panel.conversation_store import ConversationStore, Update
+from jupyterlab_agent_panel.store import conversation_schema
+from jupyterlab_agent_panel.store.conversation_schema import SCHEMA_VERSION, StoreUnavailable
+from jupyterlab_agent_panel.store.conversation_store import ConversationStore, Update
 from server_process import JupyterServerProcess
 
 REQUIRED = {"thread_id": "t", "endpoint_name": None, "status": "idle"}
@@ -273,7 +273,7 @@ class TestTwoWritersLoseNoEntry:
 CHILD_WRITER = textwrap.dedent(
     """
     import asyncio, sys
-    from jupyterlab_agent_panel.conversation_store import ConversationStore, Update
+    from jupyterlab_agent_panel.store.conversation_store import ConversationStore, Update
 
     async def main(path, count):
         store = ConversationStore(path)

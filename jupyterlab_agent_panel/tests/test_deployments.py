@@ -12,9 +12,9 @@ import pytest
 from agent_server import SERVED, TEAM_KEY, AgentServer
 from deployment_helpers import lose_the_client, runs_on, turns_without_checkpoints, without_checkpoints
 from helpers import assert_one_terminal_last, text_of
-from jupyterlab_agent_panel import deployment
+from jupyterlab_agent_panel.deployments import deployment
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
-from jupyterlab_agent_panel.panel import AgentPanel
+from jupyterlab_agent_panel.server.panel import AgentPanel
 from server_process import free_port
 
 APPROVE = [{"type": "approve"}]
@@ -408,7 +408,7 @@ async def test_the_thread_routes_ask_and_delete_the_deployments_thread(run_turn,
     [({}, None), ({"api_key_env": "TEAM_AGENT_KEY"}, "team-key"), ({"api_key": "literal"}, "literal")],
 )
 async def test_only_the_configured_key_is_sent(agent_server, monkeypatch, entry, sent):
-    from jupyterlab_agent_panel.deployment import connect, deployment_entry
+    from jupyterlab_agent_panel.deployments.deployment import connect, deployment_entry
 
     monkeypatch.setenv("LANGSMITH_API_KEY", "a key for LangSmith, not for this deployment")
     monkeypatch.setenv("TEAM_AGENT_KEY", "team-key")

@@ -14,8 +14,8 @@ import uuid
 import pytest
 
 from helpers import assert_one_terminal_last, graph_spec, text_of
-from jupyterlab_agent_panel.checkpoints import RESUME_AT_START, fork_problem
 from jupyterlab_agent_panel.graph import NOTHING_PENDING
+from jupyterlab_agent_panel.memory.checkpoints import RESUME_AT_START, fork_problem
 
 
 def new_thread() -> str:

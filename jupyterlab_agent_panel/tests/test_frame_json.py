@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from helpers import GRAPHS, without_end_checkpoint
-from jupyterlab_agent_panel.frame_json import finite, sse_event
+from jupyterlab_agent_panel.turns.frame_json import finite, sse_event
 from kernel_comm_client import KernelUnderTest, PanelComm
 
 NON_FINITE = f"{GRAPHS / 'extractors.py'}:non_finite"

@@ -231,7 +231,7 @@ async def test_failure_before_streaming_is_a_500_and_the_server_survives(post_js
     def broken_context(message, context):
         raise RuntimeError("context builder broke")
 
-    monkeypatch.setattr("jupyterlab_agent_panel.handlers.message_with_context", broken_context)
+    monkeypatch.setattr("jupyterlab_agent_panel.server.handlers.message_with_context", broken_context)
 
     response = await post_json("chat", {"message": "hello", "thread_id": "t-500"})
 

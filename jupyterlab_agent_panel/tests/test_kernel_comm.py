@@ -13,7 +13,7 @@ from datetime import datetime
 import pytest
 
 from helpers import PANEL_CONTEXT_FORMS
-from jupyterlab_agent_panel.checkpoints import RESUME_AT_START
+from jupyterlab_agent_panel.memory.checkpoints import RESUME_AT_START
 from kernel_comm_client import GRAPHS_DIR, KernelUnderTest, PanelComm, frames_of
 
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
@@ -65,7 +65,7 @@ def only_terminal_last(frames: list[dict]) -> None:
 
 
 def test_serve_outside_a_kernel_says_so():
-    from jupyterlab_agent_panel import kernel as kernel_helper
+    from jupyterlab_agent_panel.kernel import helper as kernel_helper
 
     with pytest.raises(RuntimeError, match="needs a Jupyter kernel"):
         kernel_helper.serve()
@@ -375,7 +375,7 @@ def test_bad_spec_means_no_agent(kernel, panel):
 
 
 def test_a_helper_failure_ends_the_turn_and_spares_the_kernel(kernel, panel):
-    break_it = "import jupyterlab_agent_panel.kernel as helper\n"
+    break_it = "import jupyterlab_agent_panel.kernel.helper as helper\n"
     break_it += "working = helper.message_with_context\nhelper.message_with_context = lambda *a: 1 / 0"
     assert kernel.execute(break_it).ok
     try:

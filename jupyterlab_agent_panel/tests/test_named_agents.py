@@ -8,7 +8,7 @@ from tornado.httpclient import HTTPClientError
 from traitlets.config import Config
 
 from helpers import GRAPHS, assert_one_terminal_last, graph_spec, parse_sse, text_of
-from jupyterlab_agent_panel.panel import AgentPanel, agent_entry
+from jupyterlab_agent_panel.server.panel import AgentPanel, agent_entry
 
 ECHO_SPEC = graph_spec("echo_all")
 SLOW_SPEC = graph_spec("slow")

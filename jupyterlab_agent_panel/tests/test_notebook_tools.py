@@ -17,7 +17,7 @@ from langstage_core.agui import build_agent, iter_chunk_frames
 
 from helpers import GRAPHS, assert_one_terminal_last, text_of
 from jupyterlab_agent_panel import notebook_tools
-from jupyterlab_agent_panel.nbtools import (
+from jupyterlab_agent_panel.tools.notebook import (
     DECLARATIONS_FILE,
     NOTEBOOK_TOOL_NAMES,
     tool_declarations_text,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from helpers import assert_one_terminal_last, text_of
-from jupyterlab_agent_panel.decisions import ReviewRow, review_rows
+from jupyterlab_agent_panel.turns.decisions import ReviewRow, review_rows
 from kernel_comm_client import frames_of
 
 HITL_SPEC = f"{Path(__file__).resolve().parents[2] / 'ui-tests' / 'graphs' / 'hitl.py'}:graph"

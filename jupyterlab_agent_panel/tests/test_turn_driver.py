@@ -12,7 +12,7 @@ import pytest
 
 from helpers import graph_spec, text_of, without_end_checkpoint
 from jupyterlab_agent_panel.graph import load_agent
-from jupyterlab_agent_panel.turn_driver import (
+from jupyterlab_agent_panel.turns.driver import (
     CANCELLED_FRAME,
     NO_TERMINAL_FRAME,
     TurnDriver,

@@ -12,8 +12,8 @@ import asyncio
 import pytest
 
 from helpers import graph_spec, text_of
-from jupyterlab_agent_panel.sse_turn import SseTurn
-from jupyterlab_agent_panel.turn_driver import TurnDriver
+from jupyterlab_agent_panel.server.sse_turn import SseTurn
+from jupyterlab_agent_panel.turns.driver import TurnDriver
 
 CLOSING_SECONDS = 0.5
 TERMINAL = {"complete", "error", "cancelled"}

@@ -8,7 +8,7 @@ import sys
 import time
 import uuid
 
-from jupyterlab_agent_panel.variables import (
+from jupyterlab_agent_panel.kernel.variables import (
     MAX_VARIABLES,
     REPR_LIMIT,
     describe_text,
@@ -129,7 +129,7 @@ def test_at_most_max_variables_and_unknown_names_are_omitted():
 def test_pandas_is_not_imported_by_the_summary():
     # A fresh interpreter: this one imported pandas for the tests above.
     code = (
-        "import sys\nfrom jupyterlab_agent_panel.variables import summarise_variables\n"
+        "import sys\nfrom jupyterlab_agent_panel.kernel.variables import summarise_variables\n"
         "summarise_variables({'x': [1, 2]})\nprint('pandas' in sys.modules, 'numpy' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

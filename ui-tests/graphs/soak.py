@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 
 from jupyterlab_agent_panel.demo.notebook_agent import _call, _not_done, _parsed, _request
 from jupyterlab_agent_panel.demo.scripted_model import ScriptedChatModel
-from jupyterlab_agent_panel.nbtools import notebook_tools
+from jupyterlab_agent_panel.tools.notebook import notebook_tools
 
 SOAK = re.compile(r"\bsoak (\d+)\b")
 

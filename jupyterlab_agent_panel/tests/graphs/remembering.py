@@ -1,7 +1,7 @@
 """Test graph: answers with every human message of its thread, so a reply shows what it remembers.
 
 Compiled without a checkpointer, so the server gives it its durable memory
-(``jupyterlab_agent_panel/memory.py``). Used by ``test_agent_memory.py``.
+(``jupyterlab_agent_panel/memory/agent_memory.py``). Used by ``test_agent_memory.py``.
 """
 from langchain_core.messages import AIMessage
 from langgraph.graph import START, MessagesState, StateGraph

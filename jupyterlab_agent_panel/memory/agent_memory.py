@@ -18,7 +18,7 @@ milliseconds of a write hold up only that agent.
 
 With ``AgentPanel.prune_checkpoints`` (the default) a SQLite or Postgres saver
 gets ``prune_thread``, which the turn driver calls after each turn to keep only
-the checkpoints a thread's branches need (:mod:`.checkpoint_pruning`).
+the checkpoints a thread's branches need (:mod:`.memory.checkpoint_pruning`).
 """
 from __future__ import annotations
 
@@ -154,7 +154,7 @@ class AgentMemory:
                 self._open_postgres()
         except MemoryUnavailable:
             raise
-        except Exception as exc:  # noqa: BLE001 - any cause is reported with the location
+        except Exception as exc:  # any cause is reported with the location
             self.close_now()
             raise MemoryUnavailable(
                 f"Could not open the agent memory at {self._shown_target()} ({SETTING}): {type(exc).__name__}: {exc}"

@@ -18,11 +18,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterator, Optional
 
-from .agent_host import AgentHost, ExtractorUnavailable
-from .deployment_checkpoints import AFTER_START, fork_problem, run_start, run_started_at, with_checkpoints
-from .deployment_frames import RunFrames, paused_calls
-from .deployment_threads import history_turns, started_by, thread_summary, title_of
-from .graph import LoadedAgent
+from ..agent_host import AgentHost, ExtractorUnavailable
+from ..graph import LoadedAgent
+from .checkpoints import AFTER_START, fork_problem, run_start, run_started_at, with_checkpoints
+from .frames import RunFrames, paused_calls
+from .threads import history_turns, started_by, thread_summary, title_of
 
 DEPLOYMENT_KEYS = {"url", "assistant_id", "api_key", "api_key_env", "extractors"}
 STREAM_MODES = ["messages-tuple", "updates"]
@@ -134,12 +134,12 @@ class DeploymentAgent:
         return None
 
     async def fork_problem(self, thread_id: str, checkpoint_id: str) -> Optional[tuple]:
-        """Why a turn cannot start at ``checkpoint_id`` of the thread (deployment_checkpoints.py), or None."""
+        """Why a turn cannot start at ``checkpoint_id`` of the thread (deployments/checkpoints.py), or None."""
         with self.failures_noted():
             return await fork_problem(self.client, thread_id, checkpoint_id)
 
     async def known(self, thread_id: str) -> bool:
-        """Whether the deployment has the thread (the thread routes, thread_handler.py)."""
+        """Whether the deployment has the thread (the thread routes, server/thread_handler.py)."""
         from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
 
         try:
@@ -165,7 +165,7 @@ class DeploymentAgent:
         return [thread_summary(thread) for thread in threads]
 
     async def history(self, owner: str, thread_id: str, extractors: list, max_result_len: int) -> Optional[dict]:
-        """The thread's turns as chunk-wire frames (deployment_threads.py), or ``None`` when
+        """The thread's turns as chunk-wire frames (deployments/threads.py), or ``None`` when
         the deployment has no such thread of ``owner``'s."""
         thread = await self._owned(owner, thread_id)
         if thread is None:
@@ -280,7 +280,7 @@ async def connect(spec: DeploymentSpec, extractors: list) -> LoadedAgent:
             name = await _assistant_name(client, spec.assistant_id)
             if name is None:
                 problem = f"The Agent Server at {spec.url} has no assistant or graph {spec.assistant_id!r}"
-        except Exception as exc:  # noqa: BLE001 - as for GET /ok
+        except Exception as exc:  # as for GET /ok
             problem = _request_problem(spec, exc)
     if problem is not None:
         await client.aclose()
@@ -299,7 +299,7 @@ async def ok_problem(client: Any, spec: DeploymentSpec) -> Optional[str]:
     """Why the deployment's ``GET /ok`` does not say it is an Agent Server that serves, or ``None``."""
     try:
         ok = await client.http.get("/ok")
-    except Exception as exc:  # noqa: BLE001 - connection refused, DNS, timeout, not JSON, 4xx/5xx...
+    except Exception as exc:  # connection refused, DNS, timeout, not JSON, 4xx/5xx...
         return _request_problem(spec, exc)
     if not isinstance(ok, dict) or ok.get("ok") is not True:
         return f"{spec.url}/ok did not answer {{\"ok\": true}}: it is not a LangGraph Agent Server"
@@ -429,7 +429,7 @@ async def _streamed(agent: DeploymentAgent, thread_id: str, parts: Any, frames: 
 async def _cancel(client: Any, thread_id: str, run_id: str) -> None:
     try:
         await client.runs.cancel(thread_id, run_id, action="interrupt")
-    except Exception:  # noqa: BLE001 - already ended, or the deployment went away
+    except Exception:  # already ended, or the deployment went away
         pass
 
 

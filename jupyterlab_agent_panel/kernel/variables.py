@@ -116,7 +116,7 @@ def _type_name(value: Any) -> str:
 def _safe_details(value: Any, summary: dict) -> None:
     try:
         _details(value, summary)
-    except Exception as exc:  # noqa: BLE001 - a broken __len__ or dtype is the user's, not ours
+    except Exception as exc:  # a broken __len__ or dtype is the user's, not ours
         summary["repr"] = f"(could not describe it: {type(exc).__name__})"
 
 
@@ -154,7 +154,7 @@ _REPR.maxlevel = 3
 def _short_repr(value: Any) -> str:
     try:
         return _cut(_REPR.repr(value), REPR_LIMIT)
-    except Exception as exc:  # noqa: BLE001 - a broken __repr__ is the user's, not ours
+    except Exception as exc:  # a broken __repr__ is the user's, not ours
         return f"(repr failed: {type(exc).__name__})"
 
 

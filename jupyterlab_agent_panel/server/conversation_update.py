@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
-from .conversation_store import LONE_SURROGATE, Update
-from .json_limits import MAX_ID_CHARS, json_problem, length_problem
+from ..json_limits import MAX_ID_CHARS, json_problem, length_problem
+from ..store.conversation_store import LONE_SURROGATE, Update
 from .panel_handler import bad_request
 
 CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")

@@ -16,7 +16,7 @@ import logging
 from contextlib import aclosing
 from typing import Any, AsyncIterator, Optional
 
-from .checkpoints import CHECKPOINT_KEY, THREAD_START
+from ..memory.checkpoints import CHECKPOINT_KEY, THREAD_START
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ async def run_started_at(client: Any, thread_id: str, run: Any) -> Any:
         made = await client.threads.get_history(
             thread_id, limit=1, metadata={"run_id": run_id, "source": "input"}, select=["parent_checkpoint"]
         )
-    except Exception:  # noqa: BLE001 - the turn goes on; only where it started is unknown
+    except Exception:  # the turn goes on; only where it started is unknown
         logger.warning("agent-panel: cannot read where run %r of thread %r started", run_id, thread_id, exc_info=True)
         return NO_START
     return checkpoint_of({"checkpoint": made[0].get("parent_checkpoint")}) if made else NO_START
@@ -105,7 +105,7 @@ async def end_checkpoint(agent: Any, thread_id: str) -> Optional[str]:
     try:
         with agent.failures_noted():
             return await newest_checkpoint(agent.client, thread_id)
-    except Exception:  # noqa: BLE001 - the turn ended all the same: its end is just unknown
+    except Exception:  # the turn ended all the same: its end is just unknown
         logger.warning("agent-panel: cannot read the newest checkpoint of thread %r", thread_id, exc_info=True)
         return None
 

@@ -17,7 +17,7 @@ import logging
 from contextlib import aclosing
 from typing import Any, AsyncGenerator, Optional
 
-from .json_limits import length_problem
+from ..json_limits import length_problem
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ async def latest_checkpoint(agent: Any, thread_id: str) -> tuple:
         return False, None
     try:
         snapshot = await graph.aget_state(_config(thread_id))
-    except Exception:  # noqa: BLE001 - an unreadable checkpointer: the turn runs, unforkable
+    except Exception:  # an unreadable checkpointer: the turn runs, unforkable
         logger.warning("agent-panel: cannot read the checkpoints of thread %r", thread_id, exc_info=True)
         return False, None
     return True, snapshot.config.get("configurable", {}).get("checkpoint_id")

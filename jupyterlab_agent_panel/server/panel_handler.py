@@ -14,8 +14,8 @@ from typing import Optional
 from jupyter_server.auth.identity import IdentityProvider, LegacyIdentityProvider, PasswordIdentityProvider
 from jupyter_server.base.handlers import APIHandler
 
-from .agent_host import AgentHost
-from .json_limits import MAX_NAME_CHARS, JsonRejected, read_json_body
+from ..agent_host import AgentHost
+from ..json_limits import MAX_NAME_CHARS, JsonRejected, read_json_body
 from .panel import AgentPanel
 
 SETTINGS_KEY = "jupyterlab_agent_panel"

@@ -20,7 +20,7 @@ and so are subgraph namespaces.
 
 The pruning is a few SQL statements in one transaction, scheduled after the
 turn's end is on its way: on the agent's loop for SQLite, where its saver runs
-inline (:mod:`.memory`), in a thread for Postgres (:class:`Pruner`). A failure
+inline (:mod:`.memory.agent_memory`), in a thread for Postgres (:class:`Pruner`). A failure
 is logged, never the turn's.
 """
 from __future__ import annotations
@@ -223,7 +223,7 @@ def prune_thread(tables: Any, thread_id: str, seen: Optional[tuple]) -> Optional
 
 
 class Pruner:
-    """``prune_thread`` of a saver (:mod:`.memory`): prunes a thread, returns how many checkpoints
+    """``prune_thread`` of a saver (:mod:`.memory.agent_memory`): prunes a thread, returns how many checkpoints
     went. Remembers what each thread's last prune saw (:func:`prune_thread`; in this process:
     after a restart, a thread's first prune reads it all).
 
@@ -281,14 +281,14 @@ def pruner(saver: Any) -> Optional[Pruner]:
 
 def prune_after_turn(request: Any) -> None:
     """Prune the thread of a turn that ran (a ``TurnRequest``) once its end is on its way, if
-    its agent's checkpointer is the server's memory with pruning on (``prune_thread``, :mod:`.memory`)."""
+    its agent's checkpointer is the server's memory with pruning on (``prune_thread``, :mod:`.memory.agent_memory`)."""
     thread_id = getattr(request, "thread_id", None)
     try:
         prune = _prune_of(request)
         if prune is None:
             return
         task = asyncio.get_running_loop().create_task(_prune(prune, thread_id))
-    except Exception:  # noqa: BLE001 - pruning never fails a turn
+    except Exception:  # pruning never fails a turn
         logger.warning("agent-panel: could not schedule pruning thread %r", thread_id, exc_info=True)
         return
     _scheduled.add(task)
@@ -310,7 +310,7 @@ async def _prune(prune: Callable[[str], int], thread_id: str) -> None:
     await asyncio.sleep(0)  # after the turn's own task ends, so its response is not held up
     try:
         deleted = await asyncio.to_thread(prune, thread_id) if getattr(prune, "off_loop", False) else prune(thread_id)
-    except Exception:  # noqa: BLE001 - the thread only keeps more than it needs until the next turn
+    except Exception:  # the thread only keeps more than it needs until the next turn
         logger.warning("agent-panel: could not prune the checkpoints of thread %r", thread_id, exc_info=True)
         return
     logger.debug("agent-panel: pruned %d checkpoints of thread %r", deleted, thread_id)

@@ -15,7 +15,7 @@ different machine for each when they are not on the same host); the panel says
 About server-side request forgery: only users the server's ``Authorizer`` lets
 ``execute`` on ``agent_panel`` may call it (who may, can usually run code on
 this server anyway), and it does as little as possible: ``http``/``https`` URLs
-only (:mod:`.probe_target`), one name lookup, a TCP connect, then one bodiless
+only (:mod:`.server.probe_target`), one name lookup, a TCP connect, then one bodiless
 ``GET`` to the address that accepted, without cookies, credentials (not even
 those in the URL), proxies or any header from the caller, no redirects
 followed, within one deadline of at most ``MAX_TIMEOUT`` seconds, a few probes
@@ -60,7 +60,7 @@ class Prober:
             return await asyncio.wait_for(self._probe_in_slot(attempt), timeout)
         except asyncio.TimeoutError:
             return attempt.timed_out()
-        except Exception as exc:  # noqa: BLE001 - a failure nobody foresaw is still an answer, not a 500
+        except Exception as exc:  # a failure nobody foresaw is still an answer, not a 500
             logger.exception("agent-panel probe of %s failed", target.where)
             return {"result": "unreachable", "detail": f"{target.where}: {type(exc).__name__}: {exc}"}
 

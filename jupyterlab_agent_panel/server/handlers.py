@@ -38,15 +38,15 @@ A request that cannot start a turn gets a JSON error, never a stream:
   or (``join``) the deployment could not be asked for the thread's runs.
 
 Unauthenticated requests, and those the server's ``Authorizer`` does not allow
-(:mod:`.panel_handler`), get jupyter_server's 403; a server bug before the
+(:mod:`.server.panel_handler`), get jupyter_server's 403; a server bug before the
 stream starts, its 500.
 
 Once the stream has started, the response ends with exactly one terminal frame
-(:mod:`.turn_driver` keeps that rule): ``complete`` or ``error`` from core,
+(:mod:`.turns.driver` keeps that rule): ``complete`` or ``error`` from core,
 ``cancelled`` after a cancel, or an ``error`` frame if the server itself failed
 mid-turn. A client that disconnects mid-stream cancels its turn (a deployment's
 run goes on there: ``join``). The graph runs
-on its agent's own event loop, never on the server's (:mod:`.sse_turn`).
+on its agent's own event loop, never on the server's (:mod:`.server.sse_turn`).
 """
 from __future__ import annotations
 
@@ -59,20 +59,20 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.iostream import StreamClosedError
 
-from .agent_host import AgentHost
-from .builtin.catalog import ModelUnavailable, UnknownModel
-from .checkpoints import RESUME_AT_START, THREAD_START, fork_point
-from .context import CONTEXT_FIELDS, attached_images, attachments_problem, message_with_context
+from ..agent_host import AgentHost
+from ..builtin.catalog import ModelUnavailable, UnknownModel
+from ..context import CONTEXT_FIELDS, attached_images, attachments_problem, message_with_context
+from ..graph import LoadedAgent
+from ..json_limits import length_problem
+from ..memory.checkpoints import RESUME_AT_START, THREAD_START, fork_point
+from ..turns.decisions import decision_shape_problem, interrupt_ids_problem
+from ..turns.driver import TurnRequest
 from .conversation_handlers import conversation_routes
-from .decisions import decision_shape_problem, interrupt_ids_problem
-from .graph import LoadedAgent
-from .json_limits import length_problem
 from .panel import DEFAULT_AGENT, AgentPanel
 from .panel_handler import MAX_RESULT_LEN, SETTINGS_KEY, PanelHandler, Rejected, bad_request
 from .probe import ProbeHandler, Prober
 from .sse_turn import SseTurn
 from .thread_handler import ThreadHandler, ThreadHistoryHandler, ThreadListHandler, ask
-from .turn_driver import TurnRequest
 
 ROUTE_PREFIX = "agent-panel"
 # How long a turn waits for the previous turn of its thread, which has sent its
@@ -205,11 +205,11 @@ class TurnHandler(PanelHandler):
         if not loaded.ready:
             raise Rejected(503, "no_agent", f"Agent not loaded: {loaded.error}")
         await check_model(host, loaded, model)
-        if thread_id in host.ending:
+        if host.turns.is_ending(thread_id):
             # The client saw the previous turn end and sent the next one (a queued
             # message) while that turn's graph stream was still closing.
             await asyncio.wait({host.turns[thread_id]}, timeout=ENDING_WAIT_SECONDS)
-        # No await between this check and the registration: the check cannot go stale.
+        # No await between this check and the claim: the check cannot go stale.
         if thread_id in host.turns:
             raise Rejected(409, "busy", f"A turn is already running on thread {thread_id!r}")
         self.set_header("Content-Type", "text/event-stream")
@@ -228,16 +228,14 @@ class TurnHandler(PanelHandler):
             answers,
             fork_from,
         )
-        self._sse = SseTurn(self, host.worker, on_end=lambda: host.ending.add(thread_id))
+        self._sse = SseTurn(self, host.worker, on_end=lambda: host.turns.ending(thread_id))
         self._turn = asyncio.create_task(self._sse.run(request))
-        host.turns[thread_id] = self._turn
+        host.turns.claim(thread_id, self._turn)
         try:
             await asyncio.wait({self._turn})
         finally:
             self._turn.cancel()  # no-op once done; stops the turn if this handler is cancelled
-            if host.turns.get(thread_id) is self._turn:
-                del host.turns[thread_id]
-                host.ending.discard(thread_id)
+            host.turns.finish(thread_id, self._turn)
         # The refusal check runs inside the registered turn: while it holds the
         # thread, no other request can resume it, so two answers to one review
         # cannot both run. The headers go out once it passed.
@@ -345,12 +343,11 @@ class CancelHandler(PanelHandler):
         except Rejected as rejected:
             self.reply_rejected(rejected)
             return
-        turn = host.turns.get(thread_id)
-        if turn is None:
+        if thread_id not in host.turns:
             reply = {"status": "not_found", "message": "No active execution found for this thread"}
         else:
             host.stop_requested(thread_id)
-            turn.cancel()
+            host.turns.stop(thread_id)
             reply = {"status": "success", "message": "Cancellation requested"}
         self.finish(json.dumps(reply))
 

@@ -18,8 +18,8 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.ioloop import IOLoop
 
-from .conversation_schema import StoreUnavailable
-from .conversation_store import Update
+from ..store.conversation_schema import StoreUnavailable
+from ..store.conversation_store import Update
 from .conversation_update import conversation_id_of, query_of, rename_of, since_of, update_of
 from .panel_handler import PanelHandler, Rejected
 

@@ -10,17 +10,17 @@ from jupyter_core.paths import jupyter_data_dir
 from traitlets import Bool, Dict, Float, Int, List, Unicode, default, validate
 from traitlets.config import LoggingConfigurable
 
-from .agent_host import AgentHost
-from .builtin.catalog import ModelCatalog
-from .builtin.credentials import Credentials
-from .builtin.host import BuiltinAgentHost
-from .builtin.mcp import mcp_entry
-from .builtin.providers import ModelOptions, ModelRef
-from .conversation_store import ConversationStore
-from .deployment import DeploymentHost, deployment_entry
-from .graph import SPEC_ENV
-from .json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
-from .memory import AgentMemory, memory_location
+from ..agent_host import AgentHost
+from ..builtin.catalog import ModelCatalog
+from ..builtin.credentials import Credentials
+from ..builtin.host import BuiltinAgentHost
+from ..builtin.mcp import mcp_entry
+from ..builtin.providers import ModelOptions, ModelRef
+from ..deployments.deployment import DeploymentHost, deployment_entry
+from ..graph import SPEC_ENV
+from ..json_limits import DEFAULT_MAX_BODY_BYTES, MAX_NAME_CHARS
+from ..memory.agent_memory import AgentMemory, memory_location
+from ..store.conversation_store import ConversationStore
 
 DEFAULT_AGENT = "default"
 MODEL_ENV = "AGENT_PANEL_MODEL"

@@ -9,8 +9,8 @@ the exception, and one whose stream stopped without a terminal frame with
 than the pending one, or answers it wrongly, is refused before anything runs
 (:class:`Refusal`). Interrupt frames carry their interrupt's id, so the client can
 name what its resume answers. A turn begun by a message reports the checkpoint it
-starts from, and may fork its thread at an earlier one (:mod:`.checkpoints`). A
-turn that ran has its thread's checkpoints pruned after it (:mod:`.checkpoint_pruning`).
+starts from, and may fork its thread at an earlier one (:mod:`.memory.checkpoints`). A
+turn that ran has its thread's checkpoints pruned after it (:mod:`.memory.checkpoint_pruning`).
 
 The turn runs on a worker loop (:mod:`.worker_loop`); ``cancel`` may come from
 another thread, so which terminal frame wins is decided under a lock.
@@ -24,10 +24,10 @@ from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, AsyncGenerator, Awaitable, Callable, Mapping, Optional
 
-from .checkpoint_pruning import prune_after_turn
-from .checkpoints import TERMINAL_STATUSES, fork_problem, with_checkpoints
+from ..graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
+from ..memory.checkpoint_pruning import prune_after_turn
+from ..memory.checkpoints import TERMINAL_STATUSES, fork_problem, with_checkpoints
 from .decisions import pending_problem, stale_problem
-from .graph import NOTHING_PENDING, LoadedAgent, TurnAgent, pending_interrupts
 from .usage import TurnUsage, with_callbacks
 
 CANCELLED_FRAME = {"status": "cancelled", "message": "Execution cancelled by user"}
@@ -98,7 +98,7 @@ class TurnRequest:
         return None
 
     async def _fork_refusal(self) -> Optional[Refusal]:
-        if self.loaded.stream is not None:  # a deployment reads its own checkpoints (deployment_checkpoints.py)
+        if self.loaded.stream is not None:  # a deployment reads its own checkpoints (deployments/checkpoints.py)
             problem = await self.loaded.agent.fork_problem(self.thread_id, self.fork_from)
         else:
             problem = await fork_problem(self.turn_agent().agent, self.thread_id, self.fork_from)
@@ -237,7 +237,7 @@ class TurnDriver:
         except asyncio.CancelledError:
             self.cancel()
             raise
-        except Exception as exc:  # noqa: BLE001 - any failure becomes the turn's error frame
+        except Exception as exc:  # any failure becomes the turn's error frame
             self._finish({"status": "error", "error": f"{type(exc).__name__}: {exc}"}, exc)
         else:
             self._finish(NO_TERMINAL_FRAME)

@@ -21,12 +21,12 @@ from typing import Any, Coroutine, Optional
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 
-from .agent_host import AgentHost
+from ..agent_host import AgentHost
+from ..deployments.deployment import DeploymentHost
+from ..graph import LoadedAgent
+from ..json_limits import length_problem
+from ..memory.agent_memory import CheckpointerThreads
 from .conversation_update import rename_of
-from .deployment import DeploymentHost
-from .graph import LoadedAgent
-from .json_limits import length_problem
-from .memory import CheckpointerThreads
 from .panel_handler import MAX_RESULT_LEN, PanelHandler, Rejected, bad_request
 
 # How long a delete waits for the turn it stopped to end.
@@ -75,9 +75,8 @@ class ThreadHandler(ThreadRoute):
     async def delete(self, thread_id: str, agent: Optional[str] = None) -> None:
         try:
             host, thread_id, checkpointer = await self.target(agent, thread_id)
-            turn = host.turns.get(thread_id)
+            turn = host.turns.stop(thread_id)
             if turn is not None:  # its next checkpoint would bring the thread back
-                turn.cancel()
                 await asyncio.wait({turn}, timeout=STOP_WAIT_SECONDS)
             if checkpointer is not None:
                 await self.delete_from(host, checkpointer, thread_id)
@@ -153,7 +152,7 @@ async def ask(host: AgentHost, deployment: Any, work: Coroutine, about: str) -> 
     """``work`` on the deployment's loop; 503 ``no_agent`` when it went away since its check."""
     try:
         return await host.on_loop(work)
-    except Exception as exc:  # noqa: BLE001 - refused, timed out, answered 5xx...
+    except Exception as exc:  # refused, timed out, answered 5xx...
         deployment.suspect()
         raise Rejected(503, "no_agent", f"Could not ask {deployment.kind} {about}: {exc}") from exc
 

@@ -2,7 +2,7 @@
 
 Every call runs on the store's own thread, so the Jupyter server's event loop
 never waits on the disk or on another writer's lock; each write is one
-``BEGIN IMMEDIATE`` transaction (:mod:`.conversation_schema`). Entries are
+``BEGIN IMMEDIATE`` transaction (:mod:`.store.conversation_schema`). Entries are
 opaque JSON objects upserted by their ``key``: the store reads nothing else of
 them. They are kept as JSON text and sent back as they were stored, without
 being parsed again.

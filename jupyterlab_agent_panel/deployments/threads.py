@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Optional
 
-from .context import user_text
-from .deployment_frames import RunFrames, content_text
+from ..context import user_text
+from .frames import RunFrames, content_text
 
 TITLE_CHARS = 80  # as the panel's list cuts a first message (titleOf)
 

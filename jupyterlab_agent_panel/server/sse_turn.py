@@ -19,9 +19,9 @@ from typing import Callable, Optional
 from tornado.iostream import StreamClosedError
 from tornado.web import RequestHandler
 
-from .frame_json import sse_event
-from .turn_driver import Refusal, TurnDriver, TurnEnd, TurnRequest
-from .worker_loop import WorkerLoop
+from ..turns.driver import Refusal, TurnDriver, TurnEnd, TurnRequest
+from ..turns.frame_json import sse_event
+from ..worker_loop import WorkerLoop
 
 WINDOW = 64  # frames handed to tornado but not yet flushed, before the graph waits
 # The terminal frame if the real one cannot be encoded (it names the failure).

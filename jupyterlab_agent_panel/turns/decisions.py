@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .json_limits import length_problem
+from ..json_limits import length_problem
 
 
 @dataclass(frozen=True)

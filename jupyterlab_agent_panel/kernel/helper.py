@@ -5,7 +5,7 @@ chooses (or switches) the graph. The panel opens the comm; this module answers
 ``start_turn`` / ``resume`` / ``cancel`` / ``health`` with ``hello`` / ``frame`` /
 ``turn_end`` / ``rejected``. Turns run on a :class:`~.worker_loop.WorkerLoop`'s
 thread, never inside a comm handler, and what the agent prints during a turn is
-kept out of the cells (:mod:`.kernel_output`); read it with
+kept out of the cells (:mod:`.kernel.output`); read it with
 :meth:`AgentPanelServer.captured_output`.
 """
 from __future__ import annotations
@@ -17,16 +17,17 @@ import threading
 from collections import OrderedDict
 from typing import Any, Callable, Optional
 
-from .checkpoints import RESUME_AT_START, THREAD_START, fork_point
-from .context import CONTEXT_FIELDS, attachments_problem, message_with_context
-from .decisions import decision_shape_problem, interrupt_ids_problem
-from .graph import LoadedAgent, load_agent
-from .json_limits import DEFAULT_MAX_BODY_BYTES, json_problem, length_problem
-from .kernel_output import OutputCapture, TurnOutput
-from .kernel_turns import Turn
-from .turn_driver import TurnRequest
+from ..context import CONTEXT_FIELDS, attachments_problem, message_with_context
+from ..graph import LoadedAgent, load_agent
+from ..json_limits import DEFAULT_MAX_BODY_BYTES, json_problem, length_problem
+from ..memory.checkpoints import RESUME_AT_START, THREAD_START, fork_point
+from ..turns.decisions import decision_shape_problem, interrupt_ids_problem
+from ..turns.driver import TurnRequest
+from ..turns.in_flight import TurnsInFlight
+from ..worker_loop import WorkerLoop
+from .comm_turn import Turn
+from .output import OutputCapture, TurnOutput
 from .variables import describe_text, summarise_variables
-from .worker_loop import WorkerLoop
 
 logger = logging.getLogger(__name__)
 
@@ -83,8 +84,8 @@ class AgentPanelServer:
         self._loaded: Optional[LoadedAgent] = None
         self._max_result_len = 500
         self._connections: dict[str, _Connection] = {}
-        self._turns: dict[str, Turn] = {}
-        self._turn_on_thread: dict[str, Turn] = {}
+        # The turns by thread, one per thread; used under the lock, cancelled on the loop thread.
+        self._turns: TurnsInFlight[Turn] = TurnsInFlight(cancel=self._stop)
         self._outputs: OrderedDict[str, TurnOutput] = OrderedDict()
         self._capture = OutputCapture()
         self._loop = WorkerLoop("agent-panel-turns")
@@ -128,11 +129,9 @@ class AgentPanelServer:
         """Stop serving: unregister the target, cancel turns, close comms, restore streams."""
         self._comm_manager.unregister_target(COMM_TARGET, self._on_open)
         with self._lock:
-            turns = list(self._turns.values())
+            self._turns.stop_all()
             connections = list(self._connections.values())
             self._connections.clear()
-        for turn in turns:
-            self._loop.call(turn.cancel)
         self._loop.stop()
         for connection in connections:
             connection.closed = True
@@ -171,9 +170,9 @@ class AgentPanelServer:
             # Free their threads now: the panel may reopen and resume them right away,
             # and the loop runs these cancels before any turn started after them.
             for turn in orphans:
-                self._forget_locked(turn)
+                self._turns.finish(turn.thread_id, turn)
         for turn in orphans:
-            self._loop.call(turn.cancel)
+            self._stop(turn)
 
     def _on_msg(self, connection: _Connection, msg: dict) -> None:
         connection.heard()
@@ -189,7 +188,7 @@ class AgentPanelServer:
             if isinstance(turn_id, str):
                 reply["turn_id"] = turn_id
             _send_safely(connection.send, reply)
-        except Exception as exc:  # noqa: BLE001 - a helper bug must not take the kernel down
+        except Exception as exc:  # a helper bug must not take the kernel down
             logger.exception("agent_panel: could not handle a comm message")
             if isinstance(turn_id, str):  # end the panel's turn instead of leaving it waiting
                 error = f"agent_panel kernel helper failed: {type(exc).__name__}: {exc}"
@@ -262,9 +261,9 @@ class AgentPanelServer:
             loaded = self._loaded
             if loaded is None or not loaded.ready:
                 raise _Rejected("no_agent", loaded.error if loaded is not None else NOT_SERVING)
-            if turn_id in self._turns:
+            if self._turn_with_id(turn_id) is not None:
                 raise _Rejected("bad_request", f"turn_id {turn_id!r} is already running")
-            running = self._turn_on_thread.get(thread_id)
+            running = self._turns.get(thread_id)
             if running is not None:
                 raise _Rejected(
                     "busy", f"a turn ({running.turn_id!r}) is already running on thread {thread_id!r}"
@@ -281,27 +280,26 @@ class AgentPanelServer:
                 output=self._keep_output(turn_id),
                 owner=connection,
             )
-            self._turns[turn_id] = turn
-            self._turn_on_thread[thread_id] = turn
+            self._turns.claim(thread_id, turn)
             # Scheduled under the lock so a cancel found in _turns always runs after the start.
             self._loop.call(turn.start)
 
     def _cancel(self, turn_id: str) -> None:
         with self._lock:
-            turn = self._turns.get(turn_id)
+            turn = self._turn_with_id(turn_id)
             if turn is not None:
-                self._loop.call(turn.cancel)
+                self._turns.stop(turn.thread_id)
         # An unknown or finished turn_id is ignored (docs/protocol.md §7.3).
+
+    def _turn_with_id(self, turn_id: str) -> Optional[Turn]:
+        return next((turn for turn in self._turns.values() if turn.turn_id == turn_id), None)
+
+    def _stop(self, turn: Turn) -> None:
+        self._loop.call(turn.cancel)
 
     def _forget(self, turn: Turn) -> None:
         with self._lock:
-            self._forget_locked(turn)
-
-    def _forget_locked(self, turn: Turn) -> None:
-        if self._turns.get(turn.turn_id) is turn:
-            del self._turns[turn.turn_id]
-        if self._turn_on_thread.get(turn.thread_id) is turn:
-            del self._turn_on_thread[turn.thread_id]
+            self._turns.finish(turn.thread_id, turn)
 
     def _keep_output(self, turn_id: str) -> TurnOutput:
         output = TurnOutput()
@@ -317,7 +315,7 @@ class AgentPanelServer:
 def _send_safely(send: Callable[[dict], None], data: dict) -> None:
     try:
         send(data)
-    except Exception:  # noqa: BLE001
+    except Exception:
         logger.exception("agent_panel: could not send %s", data.get("type"))
 
 

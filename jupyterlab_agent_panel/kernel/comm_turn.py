@@ -10,9 +10,9 @@ import asyncio
 import logging
 from typing import Any, Callable, Optional
 
-from .frame_json import finite
-from .kernel_output import TurnOutput, capture_into
-from .turn_driver import Refusal, TurnDriver, TurnEnd, TurnRequest
+from ..turns.driver import Refusal, TurnDriver, TurnEnd, TurnRequest
+from ..turns.frame_json import finite
+from .output import TurnOutput, capture_into
 
 logger = logging.getLogger(__name__)
 
@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 class Turn:
     """One ``start_turn`` / ``resume`` over the comm: frames with ``seq``, then ``turn_end``.
 
-    Every method runs on the loop thread; :class:`~.turn_driver.TurnDriver` decides
+    Every method runs on the loop thread; :class:`~.turns.driver.TurnDriver` decides
     what is sent. A refused resume (nothing pending, decisions that do not answer
     the review) gets ``rejected`` instead.
     """
@@ -78,7 +78,7 @@ class Turn:
         try:
             self._send_frame(end.frame)
             self._send({"type": "turn_end", "turn_id": self.turn_id, "outcome": end.outcome})
-        except Exception:  # noqa: BLE001 - the comm is gone or broken; nothing else to tell
+        except Exception:  # the comm is gone or broken; nothing else to tell
             logger.exception("agent_panel: could not send the end of turn %s", self.turn_id)
 
     def _reject(self, refusal: Refusal) -> None:
@@ -87,7 +87,7 @@ class Turn:
         reply = {"type": "rejected", "turn_id": self.turn_id, "reason": refusal.reason, "detail": refusal.message}
         try:
             self._send(reply)
-        except Exception:  # noqa: BLE001 - the comm is gone or broken; nothing else to tell
+        except Exception:  # the comm is gone or broken; nothing else to tell
             logger.exception("agent_panel: could not reject turn %s", self.turn_id)
 
     def _send_frame(self, frame: dict) -> None:

@@ -1,0 +1,1 @@
+"""Tools for the graphs the panel serves: the notebook tools (docs/protocol.md §12)."""
