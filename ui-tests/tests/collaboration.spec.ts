@@ -113,11 +113,13 @@ function writeOnDisk(
 
 /**
  * Wait until the room has written every change of the open notebook to its
- * file (the kernel's metadata, set when it connects). Another program's write
- * that follows is then found by the room's file watcher, as when a user has
- * left the notebook alone. Found instead by a pending autosave, it is loaded
- * without the file's new hash (jupyter-collaboration 5.0.4), and the page's
- * next save stops at JupyterLab's "File Changed" dialog.
+ * file: with real-time collaboration the server saves, not the page. The
+ * tests wait for that rather than press Save: JupyterLab's save compares the
+ * file's hash with the one the room last sent the page, and stops at its
+ * "File Changed" dialog when an autosave has just written the file and its
+ * new hash is still on the way (jupyter-collaboration 5.0.4), or when a
+ * pending autosave, not the file watcher, found another program's write.
+ * Waiting before such a write also lets the watcher find it.
  */
 async function savedByTheRoom(page: IJupyterLabPageFixture): Promise<void> {
   await page.waitForFunction(
@@ -284,7 +286,7 @@ test('two pages: the applied cell reaches the other page at Apply, not before; t
   const expected = ['x = 10\ny = 2  # typed meanwhile', "print('hello')"];
   await expect.poll(async () => sources(await cells(page))).toEqual(expected);
   await expect.poll(async () => sources(await cells(other))).toEqual(expected);
-  await page.notebook.save();
+  await savedByTheRoom(page);
   await expect.poll(() => onDisk(notebook)).toEqual(expected);
 
   // Reloads of both pages: the same cells, once each.
@@ -330,7 +332,7 @@ test('a stale edit overwrites nothing: the other page changed the cell while the
   for (const target of [page, other]) {
     await expect.poll(async () => sources(await cells(target))).toEqual([mine]);
   }
-  await page.notebook.save();
+  await savedByTheRoom(page);
   await expect.poll(() => onDisk(notebook)).toEqual([mine]);
   await other.context().close();
 });
@@ -355,7 +357,7 @@ test('the file changed on disk while a review waits: the server loads it into th
   );
   await expect(lastTurn(panel)).toContainText('changed since you read it');
   expect(sources(await cells(page))).toEqual([theirs]);
-  await page.notebook.save();
+  await savedByTheRoom(page);
   await expect.poll(() => onDisk(notebook)).toEqual([theirs]);
 });
 
@@ -377,7 +379,7 @@ test('the file changed on disk while a review waits, the edited cell gone from i
     `edit_cell did not work: ${notebook} has no cell with the id first.`
   );
   expect(sources(await cells(page))).toEqual(['z = 0']);
-  await page.notebook.save();
+  await savedByTheRoom(page);
   await expect.poll(() => onDisk(notebook)).toEqual(['z = 0']);
 });
 
@@ -401,7 +403,7 @@ test.describe('the soak (soak-helpers.ts)', () => {
         .poll(async () => sources(await cells(target)))
         .toEqual(expected);
     }
-    await page.notebook.save();
+    await savedByTheRoom(page);
     await expect.poll(() => onDisk(notebook)).toEqual(expected);
     await other.context().close();
   });
@@ -421,7 +423,7 @@ test('a server restart after the agent changed the notebook: every cell once, in
     'I added a cell and ran it. It printed: hello'
   );
   const expected = ['x = 1', "print('hello')"];
-  await page.notebook.save();
+  await savedByTheRoom(page);
   await expect.poll(() => onDisk(notebook)).toEqual(expected);
 
   await stopLab(lab);
