@@ -4,7 +4,8 @@ export type {
   IItemAction,
   TransportFactory
 } from './contracts/extension-points';
-export type { ChatEntry, IConversation } from './model/conversation/chat-model';
+export type { IConversation } from './model/conversation/chat-model';
+export type { ChatEntry } from './model/conversation/chat-entries';
 export type {
   IClientTool,
   IClientToolContext

@@ -1,11 +1,11 @@
 import { memoryBefore } from '../agui/thread';
 import { BranchTree } from '../model/conversation/branches';
-import {
-  ChatModel,
-  type ChatEntry,
-  type ITurnEntry,
-  type IUserEntry
-} from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import type {
+  ChatEntry,
+  ITurnEntry,
+  IUserEntry
+} from '../model/conversation/chat-entries';
 import { ConversationSession } from '../model/library/session';
 import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
 import { ConversationSaver } from '../model/persistence/saver';

@@ -10,7 +10,8 @@ import type {
   IRewindPlan
 } from '../contracts/notebook-changes';
 import { changesOf, turnsFrom } from '../model/conversation/change-log';
-import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import type { ITurnEntry } from '../model/conversation/chat-entries';
 import { NotebookRewinds } from '../model/conversation/rewinds';
 import { ConversationSession } from '../model/library/session';
 import { readConversation } from '../model/persistence/reading';

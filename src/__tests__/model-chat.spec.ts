@@ -1,4 +1,5 @@
-import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import type { ITurnEntry } from '../model/conversation/chat-entries';
 import type { TurnChange } from '../wire/types';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 

@@ -4,10 +4,8 @@
  * tools, runs the calls a finished run leaves and continues with their
  * results, and answers AG-UI requests with a payload that fits their schema.
  */
-import {
-  ChatModel,
-  MAX_TOOL_FOLLOW_UPS
-} from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import { MAX_TOOL_FOLLOW_UPS } from '../model/conversation/client-tool-phase';
 import type { IClientTool } from '../model/conversation/client-tools';
 import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
 import type { IClientToolCall, TurnRequest } from '../wire/turn';

@@ -7,7 +7,8 @@
  * a deployment's threads listed, read back, retitled and deleted.
  */
 import { AgentPanelService } from '../model/agent-panel-service';
-import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import type { ITurnEntry } from '../model/conversation/chat-entries';
 import { ConversationLibrary, LAST_SHOWN_KEY } from '../model/library/library';
 import { CHAT_STATE_KEY, snapshotOf } from '../model/persistence/persistence';
 import { QUEUE_STATE_KEY } from '../model/persistence/queue-persistence';

@@ -1,4 +1,5 @@
-import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import type { ITurnEntry } from '../model/conversation/chat-entries';
 import { ConversationSession } from '../model/library/session';
 import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
 import { ConversationSaver } from '../model/persistence/saver';

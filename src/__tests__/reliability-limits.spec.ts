@@ -4,7 +4,8 @@
  * kept), a resume refused because the review was answered elsewhere, and
  * the conversation copy kept at unload.
  */
-import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import type { ITurnEntry } from '../model/conversation/chat-entries';
 import { ConversationSession } from '../model/library/session';
 import { readConversation } from '../model/persistence/reading';
 import { ConversationSaver, unloadKey } from '../model/persistence/saver';

@@ -5,7 +5,8 @@
  * `nothing_pending` ("answered elsewhere"). The chat model drives the real
  * transports against a scripted server and kernel helper.
  */
-import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
+import { ChatModel } from '../model/conversation/chat-model';
+import type { ITurnEntry } from '../model/conversation/chat-entries';
 import { KernelCommTransport } from '../transport/comm';
 import { ChunkWireHttpTransport } from '../transport/http';
 import { KernelBinding } from '../transport/kernel-binding';

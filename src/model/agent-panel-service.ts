@@ -22,12 +22,10 @@ import type { IConnectionProbe } from '../transport/probe';
 import type { IAgentTransport } from '../contracts/transport';
 import { errorMessage } from '../wire/json';
 import type { IActionRequest } from '../wire/types';
-import type {
-  ChatEntry,
-  ChatModel,
-  ChatStatus,
-  IBranchMove
-} from './conversation/chat-model';
+import type { ChatModel } from './conversation/chat-model';
+import type { IBranchMove } from './conversation/branch-moves';
+import type { ChatEntry } from './conversation/chat-entries';
+import type { ChatStatus } from './conversation/chat-status';
 import type { IConnectionReport } from './connection/connection-check';
 import type {
   ClientToolRegistry,

@@ -9,7 +9,7 @@ import {
 } from '../../contracts/notebook-changes';
 import { notebookToolCall } from '../../contracts/notebook-tools';
 import type { TranscriptItem } from '../../wire/types';
-import type { ChatEntry, ITurnEntry } from './chat-model';
+import type { ChatEntry, ITurnEntry } from './chat-entries';
 
 /**
  * The turn that asked for call `callId`: the first whose tool card (AG-UI,

@@ -12,7 +12,8 @@ import { Signal } from '@lumino/signaling';
 import type { IInterruptHandler } from '../../contracts/extension-points';
 import { errorMessage } from '../../wire/json';
 import type { IActionRequest } from '../../wire/types';
-import type { ChatModel, ChatStatus } from './chat-model';
+import type { ChatModel } from './chat-model';
+import type { ChatStatus } from './chat-status';
 
 export class InterruptHandlers implements IDisposable {
   constructor(private _model: ChatModel) {

@@ -7,7 +7,8 @@ import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import { errorMessage } from '../../wire/json';
 import type { ITurnContext } from '../../wire/turn';
-import type { ChatModel, ChatStatus } from './chat-model';
+import type { ChatModel } from './chat-model';
+import type { ChatStatus } from './chat-status';
 
 /** A message waiting for the agent to be free. */
 export interface IQueuedMessage {

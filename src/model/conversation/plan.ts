@@ -10,7 +10,8 @@ import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import { isObject } from '../../wire/json';
 import type { IExtractionCard, TurnChange } from '../../wire/types';
-import type { ChatEntry, ChatModel, ITurnUpdate } from './chat-model';
+import type { ChatModel } from './chat-model';
+import type { ChatEntry, ITurnUpdate } from './chat-entries';
 
 export const TODOS_TYPE = 'todos';
 

@@ -19,7 +19,8 @@ import type {
 } from '../../contracts/notebook-changes';
 import { errorMessage } from '../../wire/json';
 import { changesOf, turnsFrom } from './change-log';
-import type { ChatModel, ITurnEntry } from './chat-model';
+import type { ChatModel } from './chat-model';
+import type { ITurnEntry } from './chat-entries';
 
 /**
  * A rewind offered to the user: `pending` until Apply (`applying`, then

@@ -6,11 +6,9 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
-import type {
-  ChatEntry,
-  ChatModel,
-  ChatStatus
-} from '../conversation/chat-model';
+import type { ChatModel } from '../conversation/chat-model';
+import type { ChatEntry } from '../conversation/chat-entries';
+import type { ChatStatus } from '../conversation/chat-status';
 import { MessageQueue } from '../conversation/message-queue';
 import type { ConversationStatus } from '../../transport/conversation-store';
 

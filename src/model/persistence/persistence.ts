@@ -5,7 +5,8 @@
  */
 import type { ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import { isModelId } from '../../contracts/models';
-import type { ChatEntry, ChatModel } from '../conversation/chat-model';
+import type { ChatModel } from '../conversation/chat-model';
+import type { ChatEntry } from '../conversation/chat-entries';
 import { errorMessage, isObject, type JsonObject } from '../../wire/json';
 import { readEntry } from './snapshot-reader';
 

@@ -7,12 +7,9 @@ import type {
 } from '../../transport/conversation-store';
 import { StoreUnavailableError } from '../../transport/conversation-store';
 import type { JsonObject } from '../../wire/json';
-import type {
-  ChatModel,
-  ITurnUpdate,
-  ChatEntry,
-  IBranchMove
-} from '../conversation/chat-model';
+import type { ChatModel } from '../conversation/chat-model';
+import type { IBranchMove } from '../conversation/branch-moves';
+import type { ITurnUpdate, ChatEntry } from '../conversation/chat-entries';
 import { storedStatus, type ConversationSession } from '../library/session';
 import { snapshotOf, type IChatSnapshot } from './persistence';
 

@@ -31,7 +31,7 @@ import type {
   ChatEntry,
   ITurnEntry,
   IUserEntry
-} from '../conversation/chat-model';
+} from '../conversation/chat-entries';
 import type { IBranchLinks } from '../conversation/branches';
 import { readChangeLog } from '../conversation/change-log';
 

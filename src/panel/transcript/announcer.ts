@@ -1,10 +1,10 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
+import type { ChatModel } from '../../model/conversation/chat-model';
 import type {
   ChatEntry,
-  ChatModel,
   ITurnUpdate
-} from '../../model/conversation/chat-model';
+} from '../../model/conversation/chat-entries';
 import { STREAM_ENDED_UNEXPECTEDLY } from '../../wire/types';
 
 /**

@@ -1,10 +1,10 @@
 import { Panel, Widget } from '@lumino/widgets';
+import type { ChatModel } from '../../model/conversation/chat-model';
 import type {
   ChatEntry,
-  ChatModel,
   ITurnUpdate,
   IUserEntry
-} from '../../model/conversation/chat-model';
+} from '../../model/conversation/chat-entries';
 import { AutoScroller } from './autoscroll';
 import { ToolCalls } from './tool-calls';
 import { TurnView, ITurnViewContext } from './turn-view';

@@ -1,5 +1,5 @@
 import { Panel, Widget } from '@lumino/widgets';
-import type { ITurnEntry } from '../../model/conversation/chat-model';
+import type { ITurnEntry } from '../../model/conversation/chat-entries';
 import type { InterruptResponse } from '../../wire/turn';
 import type {
   Decision,
