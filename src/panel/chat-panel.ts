@@ -1,13 +1,7 @@
 import { Notification } from '@jupyterlab/apputils';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import {
-  addIcon,
-  historyIcon,
-  refreshIcon,
-  SidePanel,
-  ToolbarButton
-} from '@jupyterlab/ui-components';
+import { SidePanel, type ToolbarButton } from '@jupyterlab/ui-components';
 import type { CommandRegistry } from '@lumino/commands';
 import { Panel, Widget } from '@lumino/widgets';
 import type {
@@ -22,32 +16,29 @@ import {
 } from '../model/persistence/drafts';
 import type { IUnloadStore } from '../model/persistence/saver';
 import { errorMessage } from '../wire/json';
-import { agentOutputRendermime } from './common/agent-rendermime';
-import { formatTokens } from './common/format';
-import type { AutoScroller } from './transcript/autoscroll';
-import type { ITurnViewContext } from './transcript/turn-view';
-import { CommandIDs } from '../commands';
-import { REVEAL_CELL_COMMAND } from '../contracts/extension-points';
-import { TurnAnnouncer } from './transcript/announcer';
 import { Composer } from './composer/composer';
 import { ContextChipsView } from './composer/context-chips';
 import { MentionInput } from './composer/mention-input';
-import { ConnectionReportView } from './header/connection-report';
-import { EndpointPicker } from './header/endpoint-picker';
-import { HealthIndicator } from './header/health-indicator';
 import { ModelPicker } from './composer/model-picker';
-import { PlanView } from './plan/plan-view';
 import { QueueView } from './composer/queue-view';
+import { WorkingIndicator } from './composer/working-indicator';
+import { ConnectionReportView } from './header/connection-report';
+import type { EndpointLabel } from './header/endpoint-label';
+import { addPanelToolbarItems } from './header/panel-toolbar';
+import { ConversationListView } from './library/conversation-list';
+import { ConversationNotice } from './library/conversation-notice';
+import { PlanView } from './plan/plan-view';
 import { ChangeReviewsView } from './review/change-review-view';
-import { RewindView } from './review/rewind-card';
 import type { ReadFile } from './review/file-change-view';
 import type { CodeHighlighter } from './review/line-diff';
+import { RewindView } from './review/rewind-card';
+import { TurnAnnouncer } from './transcript/announcer';
+import type { AutoScroller } from './transcript/autoscroll';
 import { DemoAgentHint } from './transcript/demo-agent-hint';
 import { SuggestedPrompts } from './transcript/suggested-prompts';
 import { TranscriptView } from './transcript/transcript';
-import { WorkingIndicator } from './composer/working-indicator';
-import { ConversationListView } from './library/conversation-list';
-import { ConversationNotice } from './library/conversation-notice';
+import type { ITurnViewContext } from './transcript/turn-view';
+import { turnViewContext } from './turn-context';
 
 export interface IChatPanelOptions {
   service: AgentPanelService;
@@ -74,149 +65,54 @@ export interface IChatPanelOptions {
  * (with the model picker), around one chat model. Views emit intents; the model acts on them.
  */
 export class ChatPanel extends SidePanel {
-  constructor({
-    service,
-    library,
-    rendermime,
-    trans,
-    commands,
-    readFile,
-    highlight,
-    drafts
-  }: IChatPanelOptions) {
+  constructor(options: IChatPanelOptions) {
     super({ content: new Panel() });
+    const { service, library, trans, commands, highlight } = options;
     this._service = service;
     this._library = library;
     this._bundle = trans;
-    this._drafts = drafts ?? new MemoryDraftStore();
+    this._drafts = options.drafts ?? new MemoryDraftStore();
     // Shown inside the sidebar's `AgentSidebar`, which has the id and the tab.
     this.addClass('jp-AgentPanel');
 
-    this.toolbar.addItem('endpoint-picker', new EndpointPicker(service, trans));
-
-    this._endpointLabel = new Widget({ node: document.createElement('span') });
-    this._endpointLabel.addClass('jp-AgentPanel-endpoint');
-    // Toolbar items are flex boxes, where no ellipsis shows: the text gets its own box.
-    this._endpointText.className = 'jp-AgentPanel-endpointText';
-    this._endpointLabel.node.append(this._endpointText);
-    this.toolbar.addItem('endpoint', this._endpointLabel);
-    this.toolbar.addItem('health', new HealthIndicator(service.health, trans));
-    this.toolbar.addItem(
-      'test-connection',
-      new ToolbarButton({
-        icon: refreshIcon,
-        tooltip: trans.__(
-          'Test the connection to this endpoint and say what is wrong, if anything'
-        ),
-        className: 'jp-AgentPanel-testConnection',
-        onClick: () => void commands.execute(CommandIDs.testConnection)
-      })
-    );
-    this._listButton = new ToolbarButton({
-      icon: historyIcon,
-      tooltip: trans.__('Conversations: open, rename or delete one'),
-      className: 'jp-AgentPanel-conversationsButton',
-      pressedTooltip: trans.__('Back to the conversation'),
-      onClick: () => this.toggleConversations()
-    });
-    this.toolbar.addItem('conversations', this._listButton);
-    this.toolbar.addItem(
-      'new-conversation',
-      new ToolbarButton({
-        icon: addIcon,
-        tooltip: trans.__('Start a new conversation (the current one is kept)'),
-        className: 'jp-AgentPanel-newChat',
-        onClick: () => {
-          library.create();
-          this.toggleConversations(false);
-        }
-      })
-    );
-
-    this._turnContext = {
-      // Agent output is untrusted: nothing in it may load or submit elsewhere.
-      rendermime: agentOutputRendermime(rendermime, trans),
+    const toolbar = addPanelToolbarItems(this.toolbar, {
+      service,
       trans,
       commands,
-      itemActions: () => service.itemActions,
-      settings: () => service.settings,
-      onDecisions: decisions =>
-        this._run(() => service.model.answer(decisions)),
-      onResponse: (card, response) =>
-        this._run(() => service.model.respond(card, response)),
-      onRetry: () => this._run(() => service.model.retry()),
-      branches: {
-        refusal: key => service.model.forkRefusal(key),
-        siblings: key => service.model.siblings(key),
-        edit: (key, text) => this._run(() => service.model.edit(key, text)),
-        show: key => this._run(() => service.model.showBranch(key)),
-        regenerateRefusal: key => service.model.regenerateRefusal(key),
-        regenerate: key => this._run(() => service.model.regenerate(key))
-      },
-      onRewind: turn => void this.rewindFrom(turn),
-      revealCell: cell =>
-        void commands.execute(REVEAL_CELL_COMMAND, { ...cell }),
-      showReview: () => this._changeReviews.showFirst(),
-      undo: () => service.changeUndo,
-      review: {
-        answeredByPlugin: action => service.answersInterrupt(action),
-        isAlwaysAllowed: action => service.isAlwaysAllowed(action),
-        alwaysAllow: tool => service.changeReviews.setAlwaysAllowed(tool, true),
-        readFile,
-        highlight
+      onConversations: () => this.toggleConversations(),
+      onNewConversation: () => {
+        library.create();
+        this.toggleConversations(false);
       }
-    };
+    });
+    this._endpoint = toolbar.endpoint;
+    this._listButton = toolbar.conversations;
+    this._turnContext = turnViewContext({
+      ...options,
+      run: action => this._run(action),
+      rewindFrom: turn => void this.rewindFrom(turn),
+      showReview: () => this._changeReviews.showFirst()
+    });
     this._list = new ConversationListView(library, trans, () =>
       this.toggleConversations(false)
     );
     this._list.hide();
     this._jump = this._jumpButton();
-    this._transcriptArea.addClass('jp-AgentPanel-transcriptArea');
-    // Each conversation's own views go in these; the layout sees only the views.
-    for (const slot of this._slots) {
-      slot.addClass('jp-AgentPanel-slot');
-    }
-    this._transcriptArea.addWidget(this._jump);
-
-    this._composer = new Composer(trans);
-    // The model goes with the message: beside Send, where the header has no room for it.
-    this._composer.setAccessory(new ModelPicker(service.modelChoice, trans));
-    this._composer.sendRequested.connect(this._onSend, this);
-    this._composer.stopRequested.connect(this._onStop, this);
-    this._composer.draftChanged.connect(this._onDraft, this);
+    this._composer = this._createComposer();
     this._mentions = new MentionInput(
       this._composer.node,
       this._composer.input,
       service.composerContext,
       trans
     );
-
-    this.content.addClass('jp-AgentPanel-content');
-    this.content.addWidget(this._list);
-    this.content.addWidget(new ConnectionReportView(service, trans));
-    this.content.addWidget(
-      new PlanView(service.plan, {
-        commands,
-        itemActions: () => service.itemActions,
-        trans
-      })
-    );
-    this.content.addWidget(this._noticeSlot);
-    this.content.addWidget(this._transcriptArea);
     this._changeReviews = new ChangeReviewsView(
       service.changeReviews,
       trans,
       highlight
     );
-    this.content.addWidget(this._changeReviews);
     this._rewind = new RewindView(service.notebookRewinds, trans, highlight);
-    this.content.addWidget(this._rewind);
-    this.content.addWidget(this._workingSlot);
-    this.content.addWidget(this._queueSlot);
     this._chips = new ContextChipsView(service.composerContext, trans);
-    this.content.addWidget(this._chips);
-    this.content.addWidget(this._composer);
-    this.content.addWidget(this._announcerSlot);
+    this._layOut(commands);
 
     this._bind(service.current);
     service.currentChanged.connect(this._onCurrentChanged, this);
@@ -345,37 +241,14 @@ export class ChatPanel extends SidePanel {
 
   /** Show where the endpoint is (the picker names it), or why it cannot be used. */
   private _onConnection(): void {
-    const { problem, model, settings } = this._service;
-    const text = problem ?? model.transport?.label ?? '';
-    // JupyterLab's toolbar recomputes its focus order (a forced layout) on
-    // any change inside it: a conversation's first Send reconnects, and
-    // would write the same text again.
-    if (this._endpointText.textContent !== text) {
-      this._endpointText.textContent = text;
-    }
-    this._endpointLabel.toggleClass('jp-mod-error', problem !== null);
-    this._composer.sendKey = settings.sendKey;
+    this._endpoint.showConnection();
+    this._composer.sendKey = this._service.settings.sendKey;
     this._updateComposer();
-  }
-
-  /** The endpoint, and the tokens the conversation used when it knows them. */
-  private _updateTitle(): void {
-    const { endpoint, problem, model } = this._service;
-    const text = problem ?? model.transport?.label ?? '';
-    const usage = model.tokenUsage;
-    this._endpointLabel.node.title = usage
-      ? this._bundle.__(
-          '%1 · %2\nThis conversation: %3',
-          endpoint.name,
-          text,
-          formatTokens(usage, this._bundle)
-        )
-      : `${endpoint.name} · ${text}`;
   }
 
   /** Why the composer is locked, if it is. */
   private _updateComposer(): void {
-    this._updateTitle();
+    this._endpoint.showTitle();
     const status = this._service.model.status;
     const problem = this._service.problem;
     this._composer.setRunning(status === 'running');
@@ -437,6 +310,52 @@ export class ChatPanel extends SidePanel {
     this._service.model.stop();
   }
 
+  /** The message box, with the model picker beside Send. */
+  private _createComposer(): Composer {
+    const composer = new Composer(this._bundle);
+    // The model goes with the message: beside Send, where the header has no room for it.
+    composer.setAccessory(
+      new ModelPicker(this._service.modelChoice, this._bundle)
+    );
+    composer.sendRequested.connect(this._onSend, this);
+    composer.stopRequested.connect(this._onStop, this);
+    composer.draftChanged.connect(this._onDraft, this);
+    return composer;
+  }
+
+  /**
+   * Put the views in their order, top to bottom; each conversation's own
+   * views go in the slots, so the layout sees only the slots.
+   */
+  private _layOut(commands: CommandRegistry): void {
+    const service = this._service;
+    const trans = this._bundle;
+    this._transcriptArea.addClass('jp-AgentPanel-transcriptArea');
+    for (const slot of this._slots) {
+      slot.addClass('jp-AgentPanel-slot');
+    }
+    this._transcriptArea.addWidget(this._jump);
+    this.content.addClass('jp-AgentPanel-content');
+    this.content.addWidget(this._list);
+    this.content.addWidget(new ConnectionReportView(service, trans));
+    this.content.addWidget(
+      new PlanView(service.plan, {
+        commands,
+        itemActions: () => service.itemActions,
+        trans
+      })
+    );
+    this.content.addWidget(this._noticeSlot);
+    this.content.addWidget(this._transcriptArea);
+    this.content.addWidget(this._changeReviews);
+    this.content.addWidget(this._rewind);
+    this.content.addWidget(this._workingSlot);
+    this.content.addWidget(this._queueSlot);
+    this.content.addWidget(this._chips);
+    this.content.addWidget(this._composer);
+    this.content.addWidget(this._announcerSlot);
+  }
+
   private _jumpButton(): Widget {
     const node = document.createElement('button');
     node.type = 'button';
@@ -466,8 +385,7 @@ export class ChatPanel extends SidePanel {
   private readonly _service: AgentPanelService;
   private readonly _library: ConversationLibrary;
   private readonly _bundle: TranslationBundle;
-  private readonly _endpointLabel: Widget;
-  private readonly _endpointText = document.createElement('span');
+  private readonly _endpoint: EndpointLabel;
   private readonly _turnContext: ITurnViewContext;
   private readonly _changeReviews: ChangeReviewsView;
   private readonly _rewind: RewindView;
