@@ -3,7 +3,7 @@ import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { SidePanel, type ToolbarButton } from '@jupyterlab/ui-components';
 import type { CommandRegistry } from '@lumino/commands';
-import { Panel, Widget } from '@lumino/widgets';
+import { Panel } from '@lumino/widgets';
 import type {
   AgentPanelService,
   ICurrentChange
@@ -20,24 +20,17 @@ import { Composer } from './composer/composer';
 import { ContextChipsView } from './composer/context-chips';
 import { MentionInput } from './composer/mention-input';
 import { ModelPicker } from './composer/model-picker';
-import { QueueView } from './composer/queue-view';
-import { WorkingIndicator } from './composer/working-indicator';
+import { ConversationViews } from './conversation-views';
 import { ConnectionReportView } from './header/connection-report';
 import type { EndpointLabel } from './header/endpoint-label';
 import { addPanelToolbarItems } from './header/panel-toolbar';
 import { ConversationListView } from './library/conversation-list';
-import { ConversationNotice } from './library/conversation-notice';
 import { PlanView } from './plan/plan-view';
 import { ChangeReviewsView } from './review/change-review-view';
 import type { ReadFile } from './review/file-change-view';
 import type { CodeHighlighter } from './review/line-diff';
 import { RewindView } from './review/rewind-card';
-import { TurnAnnouncer } from './transcript/announcer';
-import type { AutoScroller } from './transcript/autoscroll';
-import { DemoAgentHint } from './transcript/demo-agent-hint';
-import { SuggestedPrompts } from './transcript/suggested-prompts';
-import { TranscriptView } from './transcript/transcript';
-import type { ITurnViewContext } from './transcript/turn-view';
+import type { TranscriptView } from './transcript/transcript';
 import { turnViewContext } from './turn-context';
 
 export interface IChatPanelOptions {
@@ -87,17 +80,22 @@ export class ChatPanel extends SidePanel {
     });
     this._endpoint = toolbar.endpoint;
     this._listButton = toolbar.conversations;
-    this._turnContext = turnViewContext({
-      ...options,
-      run: action => this._run(action),
-      rewindFrom: turn => void this.rewindFrom(turn),
-      showReview: () => this._changeReviews.showFirst()
-    });
     this._list = new ConversationListView(library, trans, () =>
       this.toggleConversations(false)
     );
     this._list.hide();
-    this._jump = this._jumpButton();
+    this._views = new ConversationViews({
+      service,
+      library,
+      turnContext: turnViewContext({
+        ...options,
+        run: action => this._run(action),
+        rewindFrom: turn => void this.rewindFrom(turn),
+        showReview: () => this._changeReviews.showFirst()
+      }),
+      trans,
+      onPrompt: text => this._onPrompt(text)
+    });
     this._composer = this._createComposer();
     this._mentions = new MentionInput(
       this._composer.node,
@@ -124,7 +122,7 @@ export class ChatPanel extends SidePanel {
   /** Show the list of conversations instead of the transcript (`show`), or toggle it. */
   toggleConversations(show = this._list.isHidden): void {
     this._list.setHidden(!show);
-    this._transcriptArea.setHidden(show);
+    this._views.transcriptArea.setHidden(show);
     this._listButton.pressed = show;
     if (show) {
       this._list.node.querySelector('input')?.focus();
@@ -144,7 +142,7 @@ export class ChatPanel extends SidePanel {
   }
 
   get transcript(): TranscriptView {
-    return this._transcript;
+    return this._views.transcript;
   }
 
   /** Show the rewind card of turn `turnKey` and the later ones (docs/protocol.md §12.11). */
@@ -165,15 +163,9 @@ export class ChatPanel extends SidePanel {
     this._service.currentChanged.disconnect(this._onCurrentChanged, this);
     this._service.connectionChanged.disconnect(this._onConnection, this);
     this._service.settingsChanged.disconnect(this._onConnection, this);
-    this._jump.node.removeEventListener('click', this);
+    this._views.dispose();
     this._mentions.dispose();
     super.dispose();
-  }
-
-  handleEvent(event: Event): void {
-    if (event.type === 'click' && event.currentTarget === this._jump.node) {
-      this._transcript.scroller.jumpToLatest();
-    }
   }
 
   /** Another conversation is shown: its views replace the previous one's. */
@@ -186,31 +178,10 @@ export class ChatPanel extends SidePanel {
     this._onConnection();
   }
 
-  /**
-   * Build the views of one conversation: transcript, working, queue,
-   * notice, and while it is empty the demo agent's hint and the prompts
-   * its endpoint suggests.
-   */
+  /** Show the views and the draft of `session`. */
   private _bind(session: ConversationSession): void {
     const model = session.model;
-    const trans = this._bundle;
-    this._transcript = new TranscriptView(model, this._turnContext);
-    this._transcript.scroller.followingChanged.connect(this._onFollowing, this);
-    this._jump.setHidden(this._transcript.scroller.following);
-    this._transcriptArea.insertWidget(0, this._transcript);
-    this._workingSlot.addWidget(new WorkingIndicator(model, trans));
-    this._queueSlot.addWidget(new QueueView(session.queue, trans));
-    this._noticeSlot.addWidget(
-      new ConversationNotice(session, this._library, trans)
-    );
-    this._noticeSlot.addWidget(
-      new DemoAgentHint(model, this._service.modelChoice, trans)
-    );
-    const prompts = new SuggestedPrompts(model, this._service.health, trans);
-    prompts.chosen.connect(this._onPrompt, this);
-    this._noticeSlot.addWidget(prompts);
-    this._announcer = new TurnAnnouncer(model, trans);
-    this._announcerSlot.addWidget(new Widget({ node: this._announcer.node }));
+    this._views.show(session);
     model.statusChanged.connect(this._updateComposer, this);
     model.cleared.connect(this._updateComposer, this);
     this._bound = session;
@@ -228,15 +199,7 @@ export class ChatPanel extends SidePanel {
     this._bound = null;
     session.model.statusChanged.disconnect(this._updateComposer, this);
     session.model.cleared.disconnect(this._updateComposer, this);
-    this._transcript.scroller.followingChanged.disconnect(
-      this._onFollowing,
-      this
-    );
-    this._transcript.dispose();
-    this._announcer.dispose();
-    for (const slot of this._slots) {
-      [...slot.widgets].forEach(widget => widget.dispose());
-    }
+    this._views.clear();
   }
 
   /** Show where the endpoint is (the picker names it), or why it cannot be used. */
@@ -273,7 +236,7 @@ export class ChatPanel extends SidePanel {
   }
 
   /** A suggested prompt goes as if typed and sent; what the box holds stays. */
-  private _onPrompt(_: SuggestedPrompts, text: string): void {
+  private _onPrompt(text: string): void {
     if (this._send(text)) {
       // Kept as the conversation's own draft now that it has a message.
       this._draft.write(this._composer.input.value);
@@ -299,8 +262,9 @@ export class ChatPanel extends SidePanel {
       context.reset();
       // While following, the new turn scrolls into view at the next frame;
       // a jump now would force a layout in the middle of sending.
-      if (sent && !this._transcript.scroller.following) {
-        this._transcript.scroller.jumpToLatest();
+      const scroller = this._views.transcript.scroller;
+      if (sent && !scroller.following) {
+        scroller.jumpToLatest();
       }
     }
     return done;
@@ -330,11 +294,7 @@ export class ChatPanel extends SidePanel {
   private _layOut(commands: CommandRegistry): void {
     const service = this._service;
     const trans = this._bundle;
-    this._transcriptArea.addClass('jp-AgentPanel-transcriptArea');
-    for (const slot of this._slots) {
-      slot.addClass('jp-AgentPanel-slot');
-    }
-    this._transcriptArea.addWidget(this._jump);
+    const views = this._views;
     this.content.addClass('jp-AgentPanel-content');
     this.content.addWidget(this._list);
     this.content.addWidget(new ConnectionReportView(service, trans));
@@ -345,30 +305,15 @@ export class ChatPanel extends SidePanel {
         trans
       })
     );
-    this.content.addWidget(this._noticeSlot);
-    this.content.addWidget(this._transcriptArea);
+    this.content.addWidget(views.noticeSlot);
+    this.content.addWidget(views.transcriptArea);
     this.content.addWidget(this._changeReviews);
     this.content.addWidget(this._rewind);
-    this.content.addWidget(this._workingSlot);
-    this.content.addWidget(this._queueSlot);
+    this.content.addWidget(views.workingSlot);
+    this.content.addWidget(views.queueSlot);
     this.content.addWidget(this._chips);
     this.content.addWidget(this._composer);
-    this.content.addWidget(this._announcerSlot);
-  }
-
-  private _jumpButton(): Widget {
-    const node = document.createElement('button');
-    node.type = 'button';
-    node.className = 'jp-Button jp-mod-styled jp-AgentPanel-jump';
-    node.textContent = this._bundle.__('Jump to latest ↓');
-    const widget = new Widget({ node });
-    widget.hide();
-    node.addEventListener('click', this);
-    return widget;
-  }
-
-  private _onFollowing(_: AutoScroller, following: boolean): void {
-    this._jump.setHidden(following);
+    this.content.addWidget(views.announcerSlot);
   }
 
   /** Run a model action; a refusal is shown to the user, not thrown. */
@@ -386,30 +331,16 @@ export class ChatPanel extends SidePanel {
   private readonly _library: ConversationLibrary;
   private readonly _bundle: TranslationBundle;
   private readonly _endpoint: EndpointLabel;
-  private readonly _turnContext: ITurnViewContext;
   private readonly _changeReviews: ChangeReviewsView;
   private readonly _rewind: RewindView;
   private readonly _chips: ContextChipsView;
   private readonly _list: ConversationListView;
   private readonly _listButton: ToolbarButton;
-  private readonly _transcriptArea = new Panel();
-  private readonly _noticeSlot = new Panel();
-  private readonly _workingSlot = new Panel();
-  private readonly _queueSlot = new Panel();
-  private readonly _announcerSlot = new Panel();
-  private readonly _slots = [
-    this._noticeSlot,
-    this._workingSlot,
-    this._queueSlot,
-    this._announcerSlot
-  ];
+  private readonly _views: ConversationViews;
   private _bound: ConversationSession | null = null;
   private readonly _drafts: IUnloadStore;
   /** The draft of the conversation shown. */
   private _draft!: ConversationDraft;
-  private _transcript!: TranscriptView;
-  private _announcer!: TurnAnnouncer;
-  private readonly _jump: Widget;
   private readonly _composer: Composer;
   private readonly _mentions: MentionInput;
 }
