@@ -5,48 +5,14 @@
  * it; otherwise Undo says so and changes nothing, since it would overwrite
  * the user's edits. Kept for the page's life.
  */
-import type * as nbformat from '@jupyterlab/nbformat';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 import type { IChangeUndo } from '../../contracts/extension-points';
 import { errorMessage } from '../../wire/json';
 import type { INotebookChange } from '../../contracts/notebook-changes';
-import type { Provenance } from '../cells';
-import { loggedChange } from './change-record';
+import { type AppliedChange, loggedChange } from './change-record';
 import type { LiveNotebook, LiveNotebooks } from './live-notebook';
 import { ToolFailure } from './tool-failure';
-
-/** One change as applied: enough to take it back. */
-export type AppliedChange =
-  | {
-      kind: 'insert';
-      path: string;
-      cellId: string;
-      /** What the agent put in it. */
-      source: string;
-      index: number;
-      cellType: string;
-    }
-  | {
-      kind: 'edit';
-      path: string;
-      cellId: string;
-      before: string;
-      after: string;
-      /** The cell's provenance before the edit (none: undefined). */
-      provenance: Provenance | undefined;
-      index: number;
-      cellType: string;
-    }
-  | {
-      kind: 'delete';
-      path: string;
-      /** Where it was, and the cell as it was (its id included). */
-      index: number;
-      cell: nbformat.ICell;
-      /** The id of the cell above it then (null: it was the first). */
-      afterCellId: string | null;
-    };
 
 export class AppliedChanges implements IChangeUndo {
   /** `log` keeps each change with its turn too (docs/protocol.md §12.11). */

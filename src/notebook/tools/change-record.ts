@@ -1,11 +1,44 @@
 /**
- * An applied change as the conversation's change log keeps it
- * (docs/protocol.md §12.11): plain JSON, saved with the turn.
+ * An applied change, as the notebook tools made it and as the conversation's
+ * change log keeps it (docs/protocol.md §12.11): plain JSON, saved with the
+ * turn.
  */
 import type * as nbformat from '@jupyterlab/nbformat';
 import type { INotebookChange } from '../../contracts/notebook-changes';
 import type { JsonObject } from '../../wire/json';
-import type { AppliedChange } from './applied-changes';
+import type { Provenance } from '../cells';
+
+/** One change as applied: enough to take it back. */
+export type AppliedChange =
+  | {
+      kind: 'insert';
+      path: string;
+      cellId: string;
+      /** What the agent put in it. */
+      source: string;
+      index: number;
+      cellType: string;
+    }
+  | {
+      kind: 'edit';
+      path: string;
+      cellId: string;
+      before: string;
+      after: string;
+      /** The cell's provenance before the edit (none: undefined). */
+      provenance: Provenance | undefined;
+      index: number;
+      cellType: string;
+    }
+  | {
+      kind: 'delete';
+      path: string;
+      /** Where it was, and the cell as it was (its id included). */
+      index: number;
+      cell: nbformat.ICell;
+      /** The id of the cell above it then (null: it was the first). */
+      afterCellId: string | null;
+    };
 
 /**
  * A deleted cell bigger than this (as JSON) is kept without its outputs:

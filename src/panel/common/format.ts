@@ -12,6 +12,12 @@ export function prettyJson(value: unknown): string {
 }
 
 /**
+ * Argument strings longer than this are cut in a tool card, and in a review
+ * row until "Show more".
+ */
+export const ARG_VALUE_PREVIEW_CHARS = 200;
+
+/**
  * A copy of `value` in which every string longer than `limit` characters is
  * cut (with `…`), and whether anything was cut. Keys and structure stay.
  */

@@ -10,8 +10,11 @@ import { FileChangeView, type ReadFile } from './file-change-view';
 import type { CodeHighlighter } from './line-diff';
 import { CappedBlock } from '../common/capped-block';
 import { describeDecision, verbLabel } from './decision-text';
-import { capLongStrings, prettyJson } from '../common/format';
-import { ARG_VALUE_PREVIEW_CHARS } from '../transcript/tool-view';
+import {
+  ARG_VALUE_PREVIEW_CHARS,
+  capLongStrings,
+  prettyJson
+} from '../common/format';
 
 /**
  * - `waiting`: the turn has not paused yet, nothing can be chosen;

@@ -2,7 +2,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 import type { IChangeUndo } from '../../contracts/extension-points';
 import type { IToolCard, Outcome, TranscriptItem } from '../../wire/types';
-import { formatDuration } from '../common/format';
+import { ARG_VALUE_PREVIEW_CHARS, formatDuration } from '../common/format';
 import type { IItemView, IItemViewContext } from '../common/item-view';
 import { ValueView } from '../common/value-view';
 import type { IToolCallHome, ToolCalls } from './tool-calls';
@@ -31,9 +31,6 @@ export interface IToolViewOptions {
   /** The card's status changed, or it hid (its group counts them). */
   onStatusChange?(): void;
 }
-
-/** Argument strings longer than this are cut until "Show more" (in a review row). */
-export const ARG_VALUE_PREVIEW_CHARS = 200;
 
 /** Notebook tools, whose change is reviewed as a diff below the conversation. */
 const CHANGE_TOOLS = ['insert_cell', 'edit_cell', 'delete_cell', 'run_cell'];
