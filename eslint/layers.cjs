@@ -16,6 +16,13 @@ const FOLDERS = [
 ];
 const TOP_LEVEL = ['tokens', 'commands', 'icons', 'index'];
 
+/**
+ * The pure layers: no JupyterLab, no DOM or I/O, no console (they report
+ * problems through what they return; the transport logs). A new pure folder
+ * joins by its name here.
+ */
+const PURE_LAYERS = ['wire', 'agui'];
+
 /** What each layer may import of ours, besides its own folder. */
 const ALLOWED = {
   wire: [],
@@ -52,7 +59,7 @@ function restrictions(layer) {
       message: `src/${layer}/ has no widgets or JupyterLab UI (layers: docs/architecture.md)`
     });
   }
-  if (['wire', 'agui'].includes(layer)) {
+  if (PURE_LAYERS.includes(layer)) {
     patterns.push({
       regex: '^@jupyterlab/',
       message: `src/${layer}/ is pure protocol: no JupyterLab imports (layers: docs/architecture.md)`
@@ -76,17 +83,20 @@ const DOM_GLOBALS = [
   'XMLHttpRequest'
 ].map(name => ({
   name,
-  message: 'the pure layers (wire, agui) have no DOM or I/O (docs/architecture.md)'
+  message: `the pure layers (${PURE_LAYERS.join(', ')}) have no DOM or I/O (docs/architecture.md)`
 }));
 
 const layerRules = Object.keys(ALLOWED).map(layer => ({
   files: [`src/${layer}/**/*.ts`],
   rules: {
     'no-restricted-imports': ['error', { patterns: restrictions(layer) }],
-    ...(['wire', 'agui'].includes(layer)
-      ? { 'no-restricted-globals': ['error', ...DOM_GLOBALS] }
+    ...(PURE_LAYERS.includes(layer)
+      ? {
+          'no-restricted-globals': ['error', ...DOM_GLOBALS],
+          'no-console': 'error'
+        }
       : {})
   }
 }));
 
-module.exports = { ALLOWED, layerRules };
+module.exports = { ALLOWED, PURE_LAYERS, layerRules };

@@ -77,6 +77,8 @@ export interface IMappedTurn {
   /** The frames the mapper produced. */
   frames: WireFrame[];
   diagnostics: string[];
+  /** The diagnostics the mapper asked the transport to log as well. */
+  warnings: string[];
 }
 
 /** `frame` as a chunk-wire producer would send it (JSON). */
@@ -134,6 +136,7 @@ export function mapRun(
   const reducer = new TurnReducer();
   const frames: WireFrame[] = [];
   const diagnostics: string[] = [];
+  const warnings: string[] = [];
   const mapper = new AguiRunMapper(thread, {
     frame: frame => {
       frames.push(frame);
@@ -144,7 +147,8 @@ export function mapRun(
       const message = problemText(found);
       diagnostics.push(message);
       reducer.diagnostic(message);
-    }
+    },
+    warning: found => warnings.push(problemText(found))
   });
   for (const input of events) {
     const parsed =
@@ -160,7 +164,7 @@ export function mapRun(
   }
   mapper.endOfStream();
   reducer.endOfStream();
-  return { reducer, frames, diagnostics };
+  return { reducer, frames, diagnostics, warnings };
 }
 
 /** Run a fixture file (after its `after` chain) on a thread. */

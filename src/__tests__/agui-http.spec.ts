@@ -217,6 +217,12 @@ describe('AguiHttpTransport', () => {
     expect(reducer.state.diagnostics).toEqual([
       `${URL}: ignored RUN_FINISHED and any later events: the run already ended with RUN_ERROR`
     ]);
+    // The transport logs what the pure mapper reports as a warning.
+    expect(warn.mock.calls).toEqual([
+      [
+        `Agent Panel: ${URL}: ignored RUN_FINISHED and any later events: the run already ended with RUN_ERROR`
+      ]
+    ]);
     expect(body.cancelled).toBe(true);
     warn.mockRestore();
   });

@@ -424,12 +424,6 @@ describe('the wire model, AG-UI additions', () => {
 });
 
 describe('the terminal latch', () => {
-  let warn: jest.SpyInstance;
-  beforeEach(() => {
-    warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
-  });
-  afterEach(() => warn.mockRestore());
-
   it('drops what follows RUN_FINISHED with one warning and one diagnostic', () => {
     const turn = run([
       START,
@@ -440,10 +434,24 @@ describe('the terminal latch', () => {
     ]);
     expect(turn.reducer.state.outcome).toBe('complete');
     expect(turn.reducer.state.items).toEqual([]);
-    expect(turn.diagnostics).toEqual([
-      'ignored TEXT_MESSAGE_START and any later events: the run already ended with RUN_FINISHED'
+    const late =
+      'ignored TEXT_MESSAGE_START and any later events: the run already ended with RUN_FINISHED';
+    expect(turn.diagnostics).toEqual([late]);
+    // The transport logs the warning (the mapper is pure: no console).
+    expect(turn.warnings).toEqual([late]);
+  });
+
+  it('reports an unknown event type once, as a diagnostic and a warning', () => {
+    const turn = run([
+      START,
+      { type: 'SOMETHING_NEW' },
+      { type: 'SOMETHING_NEW' },
+      FINISH
     ]);
-    expect(warn).toHaveBeenCalledTimes(1);
+    const unknown = 'unknown event type SOMETHING_NEW: ignored';
+    expect(turn.diagnostics).toEqual([unknown]);
+    expect(turn.warnings).toEqual([unknown]);
+    expect(turn.reducer.state.outcome).toBe('complete');
   });
 
   it('maps our own abort (RUN_ERROR code "abort") to cancelled', () => {

@@ -11,7 +11,7 @@ import { parser as tsParser } from 'typescript-eslint';
 
 // The rules file as the lint configuration loads it (CommonJS).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { layerRules, ALLOWED } = require('../../eslint/layers.cjs');
+const { layerRules, ALLOWED, PURE_LAYERS } = require('../../eslint/layers.cjs');
 
 // ESLint clones rule options with structuredClone, which jsdom does not have.
 globalThis.structuredClone ??= <T>(value: T): T =>
@@ -91,6 +91,26 @@ describe('layer rules', () => {
       expect(rejectedGlobals.sort()).toEqual([...fixture.globals].sort());
     }
   );
+
+  it.each(['wire', 'agui'])(
+    'rejects a console call in the pure layer src/%s/',
+    layer => {
+      expect(PURE_LAYERS).toContain(layer);
+      const messages = lint(
+        "export function f(): void {\n  console.warn('x');\n}\n",
+        `src/${layer}/x.ts`
+      );
+      expect(messages.map(m => m.ruleId)).toEqual(['no-console']);
+    }
+  );
+
+  it('lets the transport, which owns I/O, log', () => {
+    const messages = lint(
+      "export function f(): void {\n  console.warn('x');\n}\n",
+      'src/transport/x.ts'
+    );
+    expect(messages).toEqual([]);
+  });
 
   it('names the layer and the forbidden folder in the message', () => {
     const [message] = lint(

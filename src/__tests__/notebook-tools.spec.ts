@@ -8,6 +8,7 @@
 import type * as nbformat from '@jupyterlab/nbformat';
 import { NOTEBOOK_TOOLS, notebookToolCall } from '../contracts/notebook-tools';
 import { ChangeReviews } from '../model/conversation/change-reviews';
+import { ClientToolRegistry } from '../model/conversation/client-tools';
 import { checkArguments } from '../notebook/tools/arguments';
 import {
   cellImages,
@@ -270,7 +271,7 @@ function setUp() {
     }
     reviews.decide(reviews.pending[0].id, outcome);
   };
-  return { notebook, other, reviews, run, review };
+  return { notebook, other, reviews, runner, run, review };
 }
 
 describe('NotebookToolRunner', () => {
@@ -431,6 +432,51 @@ describe('NotebookToolRunner', () => {
       status: 'error',
       code: 'bad_arguments'
     });
+  });
+
+  it('as an AG-UI client tool checks the arguments once: the schema in the registry, the rules across arguments here', async () => {
+    const { runner } = setUp();
+    const registry = new ClientToolRegistry();
+    let ran = 0;
+    // Registered as registerNotebookTools registers them.
+    for (const tool of NOTEBOOK_TOOLS) {
+      registry.register({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        run: async (args, { callId, signal }) => {
+          ran += 1;
+          return runner.run({ name: tool.name, args, callId }, signal, {
+            schemaChecked: true
+          });
+        }
+      });
+    }
+    const signal = new AbortController().signal;
+    const wrongType = await registry.run(
+      { id: 'c-1', name: 'insert_cell', args: { source: 1 } },
+      signal
+    );
+    expect(wrongType).toEqual({
+      callId: 'c-1',
+      name: 'insert_cell',
+      content:
+        'The arguments do not match the schema of "insert_cell": $.source: must be string, not number',
+      error: true
+    });
+    expect(ran).toBe(0);
+    const crossRule = await registry.run(
+      { id: 'c-2', name: 'read_cell', args: {} },
+      signal
+    );
+    expect(crossRule.error).toBe(false);
+    expect(JSON.parse(crossRule.content)).toEqual({
+      status: 'error',
+      code: 'bad_arguments',
+      error:
+        'read_cell was not called, its arguments are wrong: give exactly one of cell_id and index'
+    });
+    expect(ran).toBe(1);
   });
 });
 

@@ -4,9 +4,9 @@
  * mapper. Diagnostics are prefixed with the source ("<url>: …").
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { IFrameOutput } from '../agui/to-chunk-frames';
+import type { IFrameOutput } from '../agui/run-context';
 import { translated } from '../contracts/problems';
-import type { IProblem } from '../wire/problem';
+import { type IProblem, problemText } from '../wire/problem';
 import type { ITurnSink } from '../wire/turn';
 
 /** Kept here for the transports that import it from this module. */
@@ -28,6 +28,9 @@ export function sinkOutput(
   return {
     frame: frame => sink.frame(frame),
     diagnostic: message => sink.diagnostic(atSource(source, message, trans)),
+    // The pure layers do not log: what the producer got wrong is logged here.
+    warning: found =>
+      console.warn(`Agent Panel: ${source}: ${problemText(found)}`),
     finished: (memory, clientCalls) => {
       sink.remember?.(memory);
       if (clientCalls.length > 0) {

@@ -19,8 +19,17 @@ export type CheckedArguments =
   | { ok: true; tool: INotebookToolDeclaration; args: JsonObject }
   | { ok: false; result: JsonObject };
 
-/** `args` of a call of `name`, checked, with every default filled in. */
-export function checkArguments(name: string, args: unknown): CheckedArguments {
+/**
+ * `args` of a call of `name`, checked, with every default filled in.
+ * `schemaChecked`: the client-tool registry checked them against the same
+ * schema already (an AG-UI call, docs/protocol.md §8.11) and answered a
+ * mismatch itself, so only the rules across arguments are left.
+ */
+export function checkArguments(
+  name: string,
+  args: unknown,
+  schemaChecked = false
+): CheckedArguments {
   const tool = notebookTool(name);
   if (!tool) {
     return {
@@ -32,7 +41,10 @@ export function checkArguments(name: string, args: unknown): CheckedArguments {
     };
   }
   const given = args === undefined || args === null ? {} : args;
-  const problems = validateJson(given, tool.parameters).map(found =>
+  const schemaProblems = schemaChecked
+    ? []
+    : validateJson(given, tool.parameters);
+  const problems = schemaProblems.map(found =>
     // As the Python tools say it: `index: …`, `"source" is required`.
     problemText(found)
       .replace(/^\$: must/, 'the arguments must')

@@ -65,9 +65,12 @@ export function registerNotebookTools(
         name: tool.name,
         description: tool.description,
         parameters: tool.parameters,
+        // The registry checks the arguments against `parameters` first.
         run: async (args, { callId, signal }) =>
           withoutImages(
-            await runner.run({ name: tool.name, args, callId }, signal)
+            await runner.run({ name: tool.name, args, callId }, signal, {
+              schemaChecked: true
+            })
           )
       })
     );

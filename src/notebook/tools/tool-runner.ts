@@ -38,7 +38,15 @@ export interface INotebookToolRunnerOptions {
 export class NotebookToolRunner {
   constructor(private readonly _options: INotebookToolRunnerOptions) {}
 
-  async run(call: INotebookToolCall, signal: AbortSignal): Promise<JsonObject> {
+  /**
+   * `schemaChecked`: the call is an AG-UI client tool call, whose arguments
+   * the client-tool registry checked against the tool's schema already.
+   */
+  async run(
+    call: INotebookToolCall,
+    signal: AbortSignal,
+    { schemaChecked = false } = {}
+  ): Promise<JsonObject> {
     try {
       if (this._options.ready) {
         await this._options.ready();
@@ -48,7 +56,7 @@ export class NotebookToolRunner {
       if (signal.aborted) {
         return stopped(call.name);
       }
-      return await this._run(call, signal);
+      return await this._run(call, signal, schemaChecked);
     } catch (error) {
       return error instanceof ToolFailure
         ? error.result
@@ -58,10 +66,11 @@ export class NotebookToolRunner {
 
   private async _run(
     call: INotebookToolCall,
-    signal: AbortSignal
+    signal: AbortSignal,
+    schemaChecked: boolean
   ): Promise<JsonObject> {
     const { tools, reviews } = this._options;
-    const checked = checkArguments(call.name, call.args);
+    const checked = checkArguments(call.name, call.args, schemaChecked);
     if (!checked.ok) {
       return checked.result;
     }
