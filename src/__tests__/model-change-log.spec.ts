@@ -12,7 +12,7 @@ import type {
 import { changesOf, turnsFrom } from '../model/conversation/change-log';
 import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
 import { NotebookRewinds } from '../model/conversation/rewinds';
-import { ConversationSession } from '../model/library/session';
+import { ConversationSession } from '../model/conversation/session';
 import { readConversation } from '../model/persistence/reading';
 import { ConversationSaver } from '../model/persistence/saver';
 import { readEntry } from '../model/persistence/snapshot-reader';

@@ -5,7 +5,7 @@
  * the conversation copy kept at unload.
  */
 import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
-import { ConversationSession } from '../model/library/session';
+import { ConversationSession } from '../model/conversation/session';
 import { readConversation } from '../model/persistence/reading';
 import { ConversationSaver, unloadKey } from '../model/persistence/saver';
 import { ReviewCardView } from '../panel/review/review-card';

@@ -10,12 +10,12 @@ import {
 } from '@jupyterlab/ui-components';
 import type { CommandRegistry } from '@lumino/commands';
 import { Panel, Widget } from '@lumino/widgets';
-import type {
-  AgentPanelService,
-  ICurrentChange
-} from '../model/agent-panel-service';
+import type { AgentPanelService } from '../model/agent-panel-service';
 import type { ConversationLibrary } from '../model/library/library';
-import type { ConversationSession } from '../model/library/session';
+import type {
+  ConversationSession,
+  ICurrentChange
+} from '../model/conversation/session';
 import {
   ConversationDraft,
   MemoryDraftStore

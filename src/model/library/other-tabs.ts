@@ -14,7 +14,7 @@ import type {
 } from '../../transport/conversation-store';
 import type { ConversationSaver } from '../persistence/saver';
 import { readConversation } from '../persistence/reading';
-import type { ConversationSession } from './session';
+import type { ConversationSession } from '../conversation/session';
 import { type FollowedState, StoreFollower } from './store-follower';
 
 /** How often the conversation shown is checked for another tab's saves. */

@@ -13,7 +13,10 @@ import type {
   ChatEntry,
   IBranchMove
 } from '../conversation/chat-model';
-import { storedStatus, type ConversationSession } from '../library/session';
+import {
+  storedStatus,
+  type ConversationSession
+} from '../conversation/session';
 import { snapshotOf, type IChatSnapshot } from './persistence';
 
 /** The part of the Web Storage API the unload copy uses. */
