@@ -9,7 +9,12 @@ import type { IConversationStore } from '../../transport/conversation-store';
 import type { ChatModel } from '../conversation/chat-model';
 import type { ConversationSession } from '../conversation/session';
 import { ConversationSaver, type ISaverOptions } from '../persistence/saver';
-import type { ILiveConversation } from './other-tabs';
+
+/** A conversation this tab holds: its session and its saver. */
+export interface ILiveConversation {
+  readonly session: ConversationSession;
+  readonly saver: ConversationSaver;
+}
 
 export interface ILiveSessionsOptions {
   store: IConversationStore;
