@@ -6,7 +6,7 @@ import type {
   ITurnEntry,
   IUserEntry
 } from '../model/conversation/chat-entries';
-import { ConversationSession } from '../model/library/session';
+import { ConversationSession } from '../model/conversation/session';
 import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
 import { ConversationSaver } from '../model/persistence/saver';
 import type { JsonObject } from '../wire/json';

@@ -13,7 +13,7 @@ import { changesOf, turnsFrom } from '../model/conversation/change-log';
 import { ChatModel } from '../model/conversation/chat-model';
 import type { ITurnEntry } from '../model/conversation/chat-entries';
 import { NotebookRewinds } from '../model/conversation/rewinds';
-import { ConversationSession } from '../model/library/session';
+import { ConversationSession } from '../model/conversation/session';
 import { readConversation } from '../model/persistence/reading';
 import { ConversationSaver } from '../model/persistence/saver';
 import { readEntry } from '../model/persistence/snapshot-reader';

@@ -9,7 +9,8 @@
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel } from '../model/conversation/chat-model';
 import type { ITurnEntry } from '../model/conversation/chat-entries';
-import { ConversationLibrary, LAST_SHOWN_KEY } from '../model/library/library';
+import { ConversationLibrary } from '../model/library/library';
+import { LAST_SHOWN_KEY } from '../model/library/last-shown';
 import { CHAT_STATE_KEY, snapshotOf } from '../model/persistence/persistence';
 import { QUEUE_STATE_KEY } from '../model/persistence/queue-persistence';
 import { unloadKey } from '../model/persistence/saver';

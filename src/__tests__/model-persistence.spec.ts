@@ -1,6 +1,6 @@
 import { ChatModel } from '../model/conversation/chat-model';
 import type { ITurnEntry } from '../model/conversation/chat-entries';
-import { ConversationSession } from '../model/library/session';
+import { ConversationSession } from '../model/conversation/session';
 import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
 import { ConversationSaver } from '../model/persistence/saver';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';

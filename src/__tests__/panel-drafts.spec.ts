@@ -10,7 +10,7 @@ import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel } from '../model/conversation/chat-model';
 import { ConversationLibrary } from '../model/library/library';
-import { ConversationSession } from '../model/library/session';
+import { ConversationSession } from '../model/conversation/session';
 import {
   ConversationDraft,
   draftKey,

@@ -6,7 +6,7 @@
  */
 import { ChatModel } from '../model/conversation/chat-model';
 import type { ITurnEntry } from '../model/conversation/chat-entries';
-import { ConversationSession } from '../model/library/session';
+import { ConversationSession } from '../model/conversation/session';
 import { readConversation } from '../model/persistence/reading';
 import { ConversationSaver, unloadKey } from '../model/persistence/saver';
 import { ReviewCardView } from '../panel/review/review-card';

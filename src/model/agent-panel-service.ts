@@ -8,7 +8,6 @@ import {
   DEFAULT_SETTINGS,
   IEndpointSettings,
   IPanelSettings,
-  sameEndpoint,
   TransportKind
 } from '../contracts/settings';
 import type {
@@ -19,8 +18,6 @@ import type {
 } from '../contracts/extension-points';
 import type { IAgentPanel } from './agent-panel';
 import type { IConnectionProbe } from '../transport/probe';
-import type { IAgentTransport } from '../contracts/transport';
-import { errorMessage } from '../wire/json';
 import type { IActionRequest } from '../wire/types';
 import type { ChatModel } from './conversation/chat-model';
 import type { IBranchMove } from './conversation/branch-moves';
@@ -38,24 +35,19 @@ import {
 } from './conversation/always-allowed';
 import { ComposerContext } from './conversation/composer-context';
 import { InterruptHandlers } from './conversation/interrupt-handlers';
-import { HealthMonitor } from './connection/health-monitor';
+import type { HealthMonitor } from './connection/health-monitor';
+import {
+  type IConnectionTestEvent,
+  TransportConnection
+} from './connection/transport-connection';
 import type { MessageQueue } from './conversation/message-queue';
 import { ModelChoice } from './conversation/model-choice';
 import { PlanTracker } from './conversation/plan';
 import { NotebookRewinds } from './conversation/rewinds';
-import { ConversationSession } from './library/session';
-
-/** A "Test connection" started (`report` null) or finished. */
-export interface IConnectionTestEvent {
-  endpoint: string;
-  report: IConnectionReport | null;
-}
-
-/** The panel shows `current` instead of `previous`. */
-export interface ICurrentChange {
-  current: ConversationSession;
-  previous: ConversationSession;
-}
+import {
+  ConversationSession,
+  type ICurrentChange
+} from './conversation/session';
 
 export interface IAgentPanelServiceOptions {
   /**
@@ -67,19 +59,26 @@ export interface IAgentPanelServiceOptions {
 }
 
 /**
- * Connects the conversation to the transport its endpoint needs, and keeps
- * the item actions other plugins contribute.
+ * The application service behind `IAgentPanel`: the conversation shown and
+ * the parts that follow it (its transport, plan, reviews, rewinds, model
+ * choice), the settings, and what other plugins contribute (transports,
+ * client tools, item actions, interrupt handlers, change undo).
  *
  * Each conversation belongs to an endpoint (`ChatModel.endpointName`, saved
- * with it): the one picked for it, or the one its first message went to. A
- * new conversation follows the default endpoint until then. Settings apply
- * at once; the transport is rebuilt only when its endpoint's settings change.
+ * with it; `TransportConnection`). Settings apply at once.
  */
 export class AgentPanelService implements IAgentPanel, IDisposable {
   constructor(model: ChatModel, options: IAgentPanelServiceOptions = {}) {
-    this._loadProbe = options.loadProbe ?? null;
     this._trans =
       options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
+    this._connection = new TransportConnection({
+      shown: () => this.model,
+      settings: () => this._settings,
+      changed: () => this._connectionChanged.emit(),
+      tested: event => this._connectionTest.emit(event),
+      loadProbe: options.loadProbe ?? null,
+      trans: this._trans
+    });
     this._current = new ConversationSession(model.threadId, model, this._trans);
     this.clientTools = model.clientTools;
     this.changeReviews = new ChangeReviews(() => this.model.threadId);
@@ -127,9 +126,8 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   }
 
   /**
-   * Show `session` instead of the current conversation. The previous one
-   * keeps its transport while its turn runs (its frames land in its own
-   * model); otherwise its transport is released. Plugins that follow the
+   * Show `session` instead of the current conversation (the previous one
+   * keeps its transport while its turn runs). Plugins that follow the
    * panel's conversation (`model`, `plan`, `changeReviews`) follow it.
    */
   show(session: ConversationSession): void {
@@ -138,30 +136,12 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
       return;
     }
     this._unbindModel(previous.model);
-    const transport = previous.model.transport;
-    if (transport) {
-      transport.labelChanged?.disconnect(this._onLabelChanged, this);
-      if (previous.model.status !== 'running') {
-        transport.dispose();
-        previous.model.transport = null;
-      }
-    }
+    this._connection.leave(previous.model);
     this._current = session;
     this._bindModel(session.model);
     this.plan.follow(session.model);
     this._interrupts.follow(session.model);
-    this._connected = null;
-    const kept = session.model.transport;
-    if (kept) {
-      // A conversation still running in the background keeps its transport.
-      this._connected = this.endpoint;
-      kept.labelChanged?.connect(this._onLabelChanged, this);
-      this._problem = null;
-      this._health.setTarget(() => kept.checkHealth(), null);
-      this._connectionChanged.emit();
-    } else {
-      this._connect();
-    }
+    this._connection.arrive();
     this.changeReviews.conversationChanged();
     this.notebookRewinds.dismiss();
     this._currentChanged.emit({ current: session, previous });
@@ -178,31 +158,21 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
 
   /** The endpoint of the conversation (its own, else the default). */
   get endpoint(): IEndpointSettings {
-    const { endpoints } = this._settings;
-    const own = this.model.endpointName;
-    return (
-      (own !== null && endpoints.find(e => e.name === own)) ||
-      this.defaultEndpoint
-    );
+    return this._connection.endpoint;
   }
 
   get defaultEndpoint(): IEndpointSettings {
-    const { endpoints, defaultEndpoint } = this._settings;
-    return endpoints.find(e => e.name === defaultEndpoint) ?? endpoints[0];
+    return this._connection.defaultEndpoint;
   }
 
-  /**
-   * The conversation's own endpoint when the settings no longer have it
-   * (the default is used instead), else null.
-   */
+  /** The conversation's own endpoint when the settings no longer have it, else null. */
   get missingEndpoint(): string | null {
-    const own = this.model.endpointName;
-    return own !== null && own !== this.endpoint.name ? own : null;
+    return this._connection.missingEndpoint;
   }
 
   /** Why the endpoint cannot be used, or null. */
   get problem(): string | null {
-    return this._problem;
+    return this._connection.problem;
   }
 
   /** The endpoint, its transport or its problem changed. */
@@ -217,12 +187,12 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
 
   /** A "Test connection" runs. */
   get testing(): boolean {
-    return this._testing;
+    return this._connection.testing;
   }
 
   /** The health of the current endpoint; polled once `health.start()` runs. */
   get health(): HealthMonitor {
-    return this._health;
+    return this._connection.health;
   }
 
   get itemActions(): readonly IItemAction[] {
@@ -236,93 +206,29 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   setSettings(settings: IPanelSettings): void {
     this._settings = settings;
     this._settingsChanged.emit(settings);
-    this._connect();
+    this._connection.connect();
   }
 
   /** Why the conversation cannot change endpoint now, or null. */
   get switchBlocked(): string | null {
-    switch (this.model.status) {
-      case 'running':
-        return this._trans.__(
-          'A turn is running: switch endpoints once it ends (or press Stop).'
-        );
-      case 'awaiting-decision':
-        return this._trans.__(
-          'The agent waits for your review: answer it before switching endpoints (only this endpoint can resume it).'
-        );
-      default:
-        return null;
-    }
+    return this._connection.switchBlocked;
   }
 
   /** Move the conversation to the endpoint `name`; throws why it cannot. */
   selectEndpoint(name: string): void {
-    if (!this._settings.endpoints.some(e => e.name === name)) {
-      throw new Error(this._trans.__('No endpoint is named "%1".', name));
-    }
-    if (name === this.endpoint.name && this.model.endpointName === name) {
-      return;
-    }
-    const blocked = this.switchBlocked;
-    if (blocked) {
-      throw new Error(blocked);
-    }
-    this.model.endpointName = name;
+    this._connection.selectEndpoint(name);
   }
 
   /** Check the current endpoint once and say what is wrong, if anything. */
-  async testConnection(): Promise<IConnectionReport> {
-    const loadProbe = this._loadProbe;
-    if (!loadProbe) {
-      throw new Error('AgentPanelService: no connection probe was given');
-    }
-    const endpoint = this.endpoint;
-    this._testing = true;
-    this._connectionTest.emit({ endpoint: endpoint.name, report: null });
-    let report: IConnectionReport;
-    try {
-      const [{ checkConnection }, probe] = await Promise.all([
-        import('./connection/connection-check'),
-        loadProbe()
-      ]);
-      report = await checkConnection({
-        endpoint,
-        transport: this.model.transport,
-        problem: this._problem,
-        probe,
-        trans: this._trans
-      });
-    } catch (error) {
-      report = {
-        endpoint: endpoint.name,
-        target: endpoint.url,
-        verdict: 'unreachable',
-        ok: false,
-        summary: this._trans.__('The check itself failed'),
-        detail: errorMessage(error)
-      };
-    } finally {
-      this._testing = false;
-    }
-    if (!this._isDisposed) {
-      this._health.refresh();
-      this._connectionTest.emit({ endpoint: endpoint.name, report });
-    }
-    return report;
+  testConnection(): Promise<IConnectionReport> {
+    return this._connection.testConnection();
   }
 
   registerTransport(
     kind: TransportKind,
     factory: TransportFactory
   ): IDisposable {
-    this._factories.set(kind, factory);
-    this._connect(kind === this.endpoint.transport);
-    return new DisposableDelegate(() => {
-      if (this._factories.get(kind) === factory) {
-        this._factories.delete(kind);
-        this._connect(kind === this.endpoint.transport);
-      }
-    });
+    return this._connection.register(kind, factory);
   }
 
   registerClientTool(tool: IClientTool): IDisposable {
@@ -378,10 +284,8 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     this.changeReviews.dispose();
     this.notebookRewinds.dispose();
     this.composerContext.dispose();
-    this._health.dispose();
+    this._connection.dispose();
     this._current.dispose();
-    this._retiring.forEach(transport => transport.dispose());
-    this._retiring.clear();
     Signal.clearData(this);
   }
 
@@ -419,64 +323,8 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     );
   }
 
-  /**
-   * Build the transport of the conversation's endpoint, unless it is already
-   * connected with the same settings (`force`: its factory changed).
-   * Returns whether it reconnected.
-   */
-  private _connect(force = false): boolean {
-    if (this._isDisposed) {
-      return false;
-    }
-    const endpoint = this.endpoint;
-    const connected = this._connected;
-    if (!force && connected && sameEndpoint(connected, endpoint)) {
-      return false;
-    }
-    this._connected = endpoint;
-    const factory = this._factories.get(endpoint.transport);
-    this._retire(this.model.transport);
-    this.model.transport = null;
-    this._problem = null;
-    if (!factory) {
-      this._problem = this._trans.__(
-        'No %1 transport is available for endpoint "%2".',
-        endpoint.transport,
-        endpoint.name
-      );
-    } else {
-      try {
-        const transport = factory(endpoint);
-        transport.labelChanged?.connect(this._onLabelChanged, this);
-        this.model.transport = transport;
-      } catch (error) {
-        this._problem = this._trans.__(
-          'Endpoint "%1": %2',
-          endpoint.name,
-          errorMessage(error)
-        );
-      }
-    }
-    const transport = this.model.transport;
-    this._health.setTarget(
-      transport ? () => transport.checkHealth() : null,
-      this._problem
-    );
-    this._connectionChanged.emit();
-    return true;
-  }
-
-  /** E.g. the comm now follows another notebook: its kernel may differ. */
-  private _onLabelChanged(): void {
-    this._health.refresh();
-    this._connectionChanged.emit();
-  }
-
   private _onEndpointChanged(): void {
-    if (!this._connect()) {
-      // Same endpoint, but the conversation's own name may have changed.
-      this._connectionChanged.emit();
-    }
+    this._connection.endpointChanged();
   }
 
   /** A conversation belongs to the endpoint its messages go to. */
@@ -486,29 +334,10 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
     }
   }
 
-  /** A running turn keeps its transport until it ends. */
-  private _retire(transport: IAgentTransport | null): void {
-    if (!transport) {
-      return;
-    }
-    transport.labelChanged?.disconnect(this._onLabelChanged, this);
-    if (this.model.status === 'running') {
-      this._retiring.add(transport);
-    } else {
-      transport.dispose();
-    }
-  }
-
   private _onStatus(model: ChatModel, status: ChatStatus): void {
     if (status !== 'running') {
-      this._retiring.forEach(transport => transport.dispose());
-      this._retiring.clear();
-      // A failed turn may mean the agent went away: its health says so now,
-      // not at the next periodic check.
       const last = model.entries[model.entries.length - 1];
-      if (last?.kind === 'turn' && last.state.error) {
-        this._health.refresh();
-      }
+      this._connection.turnEnded(last?.kind === 'turn' && !!last.state.error);
     }
   }
 
@@ -516,20 +345,14 @@ export class AgentPanelService implements IAgentPanel, IDisposable {
   private readonly _currentChanged = new Signal<this, ICurrentChange>(this);
   private readonly _modelChanged = new Signal<this, ChatModel>(this);
   private _settings: IPanelSettings = DEFAULT_SETTINGS;
-  private _problem: string | null = null;
-  private _connected: IEndpointSettings | null = null;
   private _isDisposed = false;
   private _itemActions: IItemAction[] = [];
   private _changeUndo: IChangeUndo | null = null;
-  private readonly _loadProbe: (() => Promise<IConnectionProbe>) | null;
   private readonly _interrupts: InterruptHandlers;
   private readonly _trans: TranslationBundle;
-  private readonly _health = new HealthMonitor();
-  private readonly _factories = new Map<TransportKind, TransportFactory>();
-  private readonly _retiring = new Set<IAgentTransport>();
+  private readonly _connection: TransportConnection;
   private readonly _settingsChanged = new Signal<this, IPanelSettings>(this);
   private readonly _connectionChanged = new Signal<this, void>(this);
-  private _testing = false;
   private readonly _connectionTest = new Signal<this, IConnectionTestEvent>(
     this
   );

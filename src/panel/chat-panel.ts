@@ -4,12 +4,12 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { SidePanel, type ToolbarButton } from '@jupyterlab/ui-components';
 import type { CommandRegistry } from '@lumino/commands';
 import { Panel } from '@lumino/widgets';
-import type {
-  AgentPanelService,
-  ICurrentChange
-} from '../model/agent-panel-service';
+import type { AgentPanelService } from '../model/agent-panel-service';
 import type { ConversationLibrary } from '../model/library/library';
-import type { ConversationSession } from '../model/library/session';
+import type {
+  ConversationSession,
+  ICurrentChange
+} from '../model/conversation/session';
 import {
   ConversationDraft,
   MemoryDraftStore

@@ -3,7 +3,7 @@ import type { IDisposable } from '@lumino/disposable';
 import { Panel, Widget } from '@lumino/widgets';
 import type { AgentPanelService } from '../model/agent-panel-service';
 import type { ConversationLibrary } from '../model/library/library';
-import type { ConversationSession } from '../model/library/session';
+import type { ConversationSession } from '../model/conversation/session';
 import { QueueView } from './composer/queue-view';
 import { WorkingIndicator } from './composer/working-indicator';
 import { ConversationNotice } from './library/conversation-notice';

@@ -8,16 +8,28 @@ import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import { offersModel, type IModelOffer } from '../../contracts/models';
 import type {
-  AgentPanelService,
-  ICurrentChange,
-  IConnectionTestEvent
-} from '../agent-panel-service';
+  IEndpointSettings,
+  IPanelSettings
+} from '../../contracts/settings';
 import type {
   HealthMonitor,
   IHealthStatus
 } from '../connection/health-monitor';
 import { ModelOffers } from '../connection/model-offers';
+import type { IConnectionTestEvent } from '../connection/transport-connection';
 import type { ChatModel } from './chat-model';
+import type { ICurrentChange } from './session';
+
+/** What the choice follows: the conversation shown and its endpoint (the panel's service). */
+export interface IModelChoiceHost {
+  readonly model: ChatModel;
+  readonly endpoint: IEndpointSettings;
+  readonly health: HealthMonitor;
+  readonly connectionChanged: ISignal<unknown, void>;
+  readonly settingsChanged: ISignal<unknown, IPanelSettings>;
+  readonly currentChanged: ISignal<unknown, ICurrentChange>;
+  readonly connectionTest: ISignal<unknown, IConnectionTestEvent>;
+}
 
 /**
  * Follows the conversation shown and asks its endpoint for the models on
@@ -29,7 +41,7 @@ import type { ChatModel } from './chat-model';
  */
 export class ModelChoice implements IDisposable {
   constructor(
-    private readonly _service: AgentPanelService,
+    private readonly _service: IModelChoiceHost,
     private readonly _trans: TranslationBundle,
     private readonly _offers = new ModelOffers()
   ) {
@@ -136,7 +148,7 @@ export class ModelChoice implements IDisposable {
   }
 
   private _onCurrentChanged(
-    _: AgentPanelService,
+    _: unknown,
     { current, previous }: ICurrentChange
   ): void {
     this._unfollow(previous.model);
@@ -146,10 +158,7 @@ export class ModelChoice implements IDisposable {
   }
 
   /** "Test connection" finished: the user asks how the endpoint is now. */
-  private _onTest(
-    _: AgentPanelService,
-    { report }: IConnectionTestEvent
-  ): void {
+  private _onTest(_: unknown, { report }: IConnectionTestEvent): void {
     if (report) {
       this.refresh(true);
     }

@@ -20,7 +20,7 @@ import { errorMessage } from '../../wire/json';
 import { reduceFrames } from '../../wire/replay';
 import type { ChatEntry } from '../conversation/chat-entries';
 import type { IReadConversation } from '../persistence/reading';
-import { CONVERSATION_ID } from './session';
+import { CONVERSATION_ID } from '../conversation/session';
 
 /**
  * The threads of `endpoints`' agents whose ids `stored` lacks; an endpoint

@@ -14,18 +14,24 @@ import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type {
-  ConversationStatus,
+  IEndpointSettings,
+  IPanelSettings
+} from '../../contracts/settings';
+import type { IAgentThreads } from '../../transport/agent-threads';
+import type {
   IConversationStore,
   IConversationSummary
 } from '../../transport/conversation-store';
 import { StoreUnavailableError } from '../../transport/conversation-store';
-import type { IAgentThreads } from '../../transport/agent-threads';
-import type { IEndpointSettings } from '../../contracts/settings';
 import { errorMessage } from '../../wire/json';
-import type { AgentPanelService, ICurrentChange } from '../agent-panel-service';
 import { ChatModel } from '../conversation/chat-model';
-import type { ITurnEntry } from '../conversation/chat-entries';
-import { agentThreadSummaries, historyConversation } from './agent-threads';
+import type { ClientToolRegistry } from '../conversation/client-tools';
+import {
+  CONVERSATION_ID,
+  ConversationSession,
+  type ICurrentChange,
+  storedStatus
+} from '../conversation/session';
 import { draftKey } from '../persistence/drafts';
 import type { IStateStore } from '../persistence/persistence';
 import {
@@ -35,37 +41,38 @@ import {
   type IReadConversation
 } from '../persistence/reading';
 import {
-  ConversationSaver,
+  type ConversationSaver,
   sessionStorageOrNull,
   unloadKey,
   type ISaverOptions,
   type IUnloadStore
 } from '../persistence/saver';
-import {
-  CONVERSATION_ID,
-  ConversationSession,
-  storedStatus,
-  titleOf
-} from './session';
-import { type ILiveConversation, OtherTabs } from './other-tabs';
+import { agentThreadSummaries, historyConversation } from './agent-threads';
+import { LastShown } from './last-shown';
+import { type IConversationItem, listItems, withSummaryOf } from './list-items';
+import { LiveSessions } from './live-sessions';
+import { checkMemory } from './memory-check';
+import { OtherTabs } from './other-tabs';
+import { restoredSession } from './restored-session';
 
-/** The IStateDB key of the conversation shown last (its id). */
-export const LAST_SHOWN_KEY = 'jupyterlab-agent-panel:last-conversation';
-
-/** A conversation as the list shows it. */
-export interface IConversationItem {
-  readonly id: string;
-  /** The title; "" for a conversation without a message yet. */
-  readonly title: string;
-  readonly endpointName: string | null;
-  readonly updatedAt: number;
-  readonly status: ConversationStatus;
-  /** The conversation the panel shows. */
-  readonly current: boolean;
+/** What the library needs of the panel's service. */
+export interface ILibraryHost {
+  /** The conversation shown. */
+  readonly current: ConversationSession;
+  readonly currentChanged: ISignal<unknown, ICurrentChange>;
+  show(session: ConversationSession): void;
+  /** The client tools every conversation offers. */
+  readonly clientTools: ClientToolRegistry;
+  readonly settings: IPanelSettings;
+  /** The endpoint of the conversation shown. */
+  readonly endpoint: IEndpointSettings;
+  readonly defaultEndpoint: IEndpointSettings;
+  /** Notebook changes waiting for the user's review. */
+  readonly changeReviews: { readonly pending: readonly unknown[] };
 }
 
 export interface ILibraryOptions {
-  service: AgentPanelService;
+  service: ILibraryHost;
   store: IConversationStore;
   /** The thread routes of this server's agents (memory check, delete, a deployment's threads). */
   threads: IAgentThreads | null;
@@ -85,6 +92,22 @@ export class ConversationLibrary implements IDisposable {
         ? sessionStorageOrNull()
         : options.saver.unloadStore;
     options.service.currentChanged.connect(this._onCurrentChanged, this);
+    this._lastShown = new LastShown(options.state, this._unload);
+    this._live = new LiveSessions({
+      store: options.store,
+      saver: options.saver,
+      shown: () => options.service.current,
+      changed: () => this._update(),
+      unavailable: () => this._noteFailure(new StoreUnavailableError('', 404)),
+      runsElsewhere: session => this._otherTabs.follow(session, -1),
+      released: (session, saved) => {
+        this._otherTabs.stopFollowing(session.id);
+        if (saved) {
+          // The list keeps what it showed until the next refresh.
+          this._summaries = withSummaryOf(this._summaries, session);
+        }
+      }
+    });
     this._otherTabs = new OtherTabs({
       store: options.store,
       live: id => this._live.get(id),
@@ -128,16 +151,12 @@ export class ConversationLibrary implements IDisposable {
     const { service, state } = this._options;
     const problems: string[] = [];
     const initial = service.current;
-    this._adopt(initial, [], false);
+    this._live.adopt(initial, [], false);
     let open: string | null = null;
     if (state) {
       try {
         open = await this._migrate(state);
-        // A reload returns to what this tab showed; JupyterLab saves the
-        // workspace (another tab's choice, or none yet) later.
-        open ??=
-          conversationId(this._unload?.getItem(LAST_SHOWN_KEY)) ??
-          conversationId(await state.fetch(LAST_SHOWN_KEY));
+        open ??= await this._lastShown.read();
       } catch (error) {
         problems.push(
           `the saved conversation was not moved to the server: ${errorMessage(error)}`
@@ -186,7 +205,7 @@ export class ConversationLibrary implements IDisposable {
     const { service, trans } = this._options;
     const model = new ChatModel(undefined, trans, service.clientTools);
     const session = new ConversationSession(model.threadId, model, trans);
-    this._adopt(session, [], false);
+    this._live.adopt(session, [], false);
     service.show(session);
     return session;
   }
@@ -201,7 +220,7 @@ export class ConversationLibrary implements IDisposable {
       this._options.service.show(live.session);
       return [];
     }
-    const { store, trans } = this._options;
+    const { service, store, trans } = this._options;
     let stored = null;
     if (!this._unavailable) {
       try {
@@ -234,8 +253,14 @@ export class ConversationLibrary implements IDisposable {
     // that the reload cut.
     const running =
       instead === undefined && stored?.status === 'running' && !read.sendAll;
-    const session = this._sessionOf(id, read, running);
-    const saver = this._adopt(
+    const session = restoredSession(
+      id,
+      read,
+      service.clientTools,
+      trans,
+      running
+    );
+    const saver = this._live.adopt(
       session,
       read.storedKeys,
       read.sendAll,
@@ -253,7 +278,11 @@ export class ConversationLibrary implements IDisposable {
     if (running && stored) {
       this._otherTabs.follow(session, stored.revision);
     }
-    void this._checkMemory(session);
+    void checkMemory(session, {
+      threads: this._options.threads,
+      shown: this._options.service,
+      trans: this._options.trans
+    });
     return read.problems;
   }
 
@@ -294,16 +323,11 @@ export class ConversationLibrary implements IDisposable {
         this.create();
       }
       // Not saved again: a save after the delete would bring it back.
-      this._release(live.session, false);
+      this._live.release(live.session, false);
     }
     this._unload?.removeItem(unloadKey(id));
     this._unload?.removeItem(draftKey(id));
-    if (this._noted === id) {
-      // The next load must not look for it.
-      this._noted = null;
-      this._unload?.removeItem(LAST_SHOWN_KEY);
-      void this._options.state?.remove(LAST_SHOWN_KEY);
-    }
+    this._lastShown.forget(id);
     this._summaries = this._summaries.filter(s => s.id !== id);
     this._remote = this._remote.filter(s => s.id !== id);
     this._update();
@@ -321,17 +345,7 @@ export class ConversationLibrary implements IDisposable {
     }
     this._isDisposed = true;
     this._otherTabs.dispose();
-    const shown = this._options.service.current;
-    for (const { session, saver } of this._live.values()) {
-      // The one shown belongs to the service; the others end here.
-      void saver.flush().then(() => {
-        saver.dispose();
-        if (session !== shown) {
-          session.dispose();
-        }
-      });
-    }
-    this._live.clear();
+    this._live.dispose();
     Signal.clearData(this);
   }
 
@@ -374,211 +388,32 @@ export class ConversationLibrary implements IDisposable {
     if (!legacy) {
       return null;
     }
-    const current = this._options.service.current;
+    const { service, trans } = this._options;
+    const current = service.current;
     const id = CONVERSATION_ID.test(legacy.restore.threadId)
       ? legacy.restore.threadId
       : UUID.uuid4();
-    const session = this._sessionOf(id, legacy);
-    const saver = this._adopt(session, [], true);
+    const session = restoredSession(id, legacy, service.clientTools, trans);
+    const saver = this._live.adopt(session, [], true);
     await saver.flush();
     if (saver.dirty) {
       // Not stored: keep the snapshot for the next load, show it from memory.
-      this._options.service.show(session);
+      service.show(session);
       throw new Error('the store did not take it');
     }
     await removeLegacyState(state, this._unload);
     if (current.model.entries.length === 0) {
-      this._options.service.show(session);
+      service.show(session);
     } else {
-      this._release(session);
+      this._live.release(session);
     }
     return id;
   }
 
-  private _sessionOf(
-    id: string,
-    read: IReadConversation,
-    runningElsewhere = false
-  ): ConversationSession {
-    const { service, trans } = this._options;
-    const model = new ChatModel(
-      read.restore.threadId || undefined,
-      trans,
-      service.clientTools
-    );
-    if (read.restore.entries.length > 0 || read.restore.threadId) {
-      model.restore({
-        ...read.restore,
-        threadId: model.threadId,
-        runningElsewhere
-      });
-    }
-    const first = model.entries.find(entry => entry.kind === 'user');
-    const title =
-      read.title || (first?.kind === 'user' ? titleOf(first.text) : '');
-    const session = new ConversationSession(id, model, trans, title);
-    if (read.queue.length > 0) {
-      session.queue.restore(read.queue);
-    }
-    return session;
-  }
-
-  /** Keep `session` live and saved. */
-  private _adopt(
-    session: ConversationSession,
-    storedKeys: string[],
-    sendAll: boolean,
-    revision = 0
-  ): ConversationSaver {
-    const existing = this._live.get(session.id);
-    if (existing) {
-      return existing.saver;
-    }
-    const saver = new ConversationSaver(
-      session,
-      this._options.store,
-      this._options.saver
-    );
-    saver.markStored(storedKeys, sendAll, revision);
-    saver.availabilityChanged.connect(this._onUnavailable, this);
-    session.titleChanged.connect(this._update, this);
-    session.model.statusChanged.connect(this._onStatus, this);
-    session.model.entryAdded.connect(this._update, this);
-    session.model.runsElsewhere.connect(this._onRunsElsewhere, this);
-    this._live.set(session.id, { session, saver });
-    return saver;
-  }
-
-  /** Save `session` one last time and let it go (unless shown again meanwhile). */
-  private _release(session: ConversationSession, save = true): void {
-    const live = this._live.get(session.id);
-    if (!live || this._options.service.current === session) {
-      return;
-    }
-    this._live.delete(session.id);
-    session.titleChanged.disconnect(this._update, this);
-    session.model.statusChanged.disconnect(this._onStatus, this);
-    session.model.entryAdded.disconnect(this._update, this);
-    session.model.runsElsewhere.disconnect(this._onRunsElsewhere, this);
-    this._otherTabs.stopFollowing(session.id);
-    const { saver } = live;
-    if (!save) {
-      saver.dispose();
-      session.dispose();
-      return;
-    }
-    this._keepSummary(session);
-    void saver.flush().then(() => {
-      saver.dispose();
-      session.dispose();
-    });
-  }
-
-  /** The list keeps what it showed of a released session until the next refresh. */
-  private _keepSummary(session: ConversationSession): void {
-    const { model } = session;
-    if (model.entries.length === 0) {
-      return;
-    }
-    const summary: IConversationSummary = {
-      ...(this._summaries.find(s => s.id === session.id) ?? {
-        id: session.id,
-        createdAt: Date.now(),
-        revision: 0
-      }),
-      title: session.title,
-      threadId: model.threadId,
-      endpointName: model.endpointName,
-      status: storedStatus(model.status),
-      updatedAt: session.lastActivity,
-      entryCount: model.entries.length
-    };
-    this._summaries = [
-      summary,
-      ...this._summaries.filter(s => s.id !== session.id)
-    ];
-  }
-
-  private _onCurrentChanged(
-    _: AgentPanelService,
-    change: ICurrentChange
-  ): void {
-    this._adopt(change.current, [], false);
-    this._releaseIfIdle(change.previous);
+  private _onCurrentChanged(_: unknown, change: ICurrentChange): void {
+    this._live.adopt(change.current, [], false);
+    this._live.releaseIfIdle(change.previous);
     this._update();
-  }
-
-  /**
-   * Another tab or window answers in this conversation (its turn cannot be
-   * streamed here): show it from the store as that tab saves it, until it
-   * ends (docs/protocol.md §13.7).
-   */
-  private _onRunsElsewhere(model: ChatModel): void {
-    const live = [...this._live.values()].find(l => l.session.model === model);
-    if (live) {
-      this._otherTabs.follow(live.session, -1);
-    }
-  }
-
-  private _onStatus(): void {
-    // After the queue had its chance to send its next message.
-    setTimeout(() => {
-      for (const { session } of [...this._live.values()]) {
-        this._releaseIfIdle(session);
-      }
-    }, 0);
-    this._update();
-  }
-
-  /** A background conversation with nothing running is released. */
-  private _releaseIfIdle(session: ConversationSession): void {
-    if (
-      !this._isDisposed &&
-      session !== this._options.service.current &&
-      session.model.status !== 'running'
-    ) {
-      this._release(session);
-    }
-  }
-
-  /**
-   * Opening a conversation with turns: say so when its agent no longer
-   * remembers it (a kernel restarted, a server's checkpointer lost it).
-   */
-  private async _checkMemory(session: ConversationSession): Promise<void> {
-    const { model } = session;
-    const last = [...model.entries]
-      .reverse()
-      .find((entry): entry is ITurnEntry => entry.kind === 'turn');
-    if (!last) {
-      return;
-    }
-    const { service, threads, trans } = this._options;
-    let known: boolean | null = null;
-    try {
-      if (model.transport?.threadMemory) {
-        known = await model.transport.threadMemory({
-          threadId: model.threadId,
-          memory: model.transportMemory,
-          lastTurnAt: last.endedAt ?? last.startedAt
-        });
-      } else if (threads && service.current === session) {
-        known = await threads.known(service.endpoint, model.threadId);
-      }
-    } catch (error) {
-      console.warn(
-        `Agent Panel: could not ask the agent about the conversation: ${errorMessage(error)}`
-      );
-    }
-    if (known === false && !session.isDisposed) {
-      session.notice = trans.__(
-        'The agent no longer remembers this conversation: its next message starts afresh (the transcript stays here).'
-      );
-    }
-  }
-
-  private _onUnavailable(): void {
-    this._noteFailure(new StoreUnavailableError('', 404));
   }
 
   private _noteFailure(error: unknown): void {
@@ -598,95 +433,34 @@ export class ConversationLibrary implements IDisposable {
     }
   }
 
-  /**
-   * Remember the conversation shown, for the next load; an empty one is
-   * not kept, so the one before it opens then.
-   */
-  private _noteShown(current: ConversationSession): void {
-    const { state } = this._options;
-    if (
-      !state ||
-      this._noted === current.id ||
-      current.model.entries.length === 0
-    ) {
-      return;
-    }
-    this._noted = current.id;
-    try {
-      this._unload?.setItem(LAST_SHOWN_KEY, current.id);
-    } catch {
-      // Over the tab's storage quota: the workspace copy is all there is.
-    }
-    state
-      .save(LAST_SHOWN_KEY, current.id)
-      .catch(error =>
-        console.warn(
-          'Agent Panel: could not note the conversation shown.',
-          error
-        )
-      );
-  }
-
   /** The list: the store's summaries, with what the live sessions say now. */
   private _update(): void {
     if (this._isDisposed) {
       return;
     }
     const current = this._options.service.current;
-    this._noteShown(current);
-    const query = this._query.toLowerCase();
-    const byId = new Map<string, IConversationItem>();
-    // The store filtered its own; the agents' threads are filtered by title here.
-    const remote = this._remote.filter(s =>
-      s.title.toLowerCase().includes(query)
-    );
-    for (const summary of [...this._summaries, ...remote]) {
-      byId.set(summary.id, { ...summary, current: summary.id === current.id });
-    }
-    for (const { session } of this._live.values()) {
-      const shown = session === current;
-      const listed = byId.has(session.id);
-      const matches = !query || session.title.toLowerCase().includes(query);
-      // The one shown is listed even before its first message, unless filtered out.
-      const empty = session.model.entries.length === 0;
-      if (!listed && (!matches || (empty && !shown))) {
-        continue;
-      }
-      const model = session.model;
-      byId.set(session.id, {
-        id: session.id,
-        title: session.title,
-        endpointName: model.endpointName,
-        updatedAt: Math.max(
-          session.lastActivity,
-          byId.get(session.id)?.updatedAt ?? 0
-        ),
-        status: storedStatus(model.status),
-        current: shown
-      });
-    }
-    this._items = [...byId.values()].sort((a, b) => b.updatedAt - a.updatedAt);
+    this._lastShown.note(current);
+    this._items = listItems({
+      summaries: this._summaries,
+      remote: this._remote,
+      live: this._live.all().map(l => l.session),
+      current,
+      query: this._query
+    });
     this._changed.emit();
   }
 
   private readonly _options: ILibraryOptions;
   private readonly _unload: IUnloadStore | null;
-  private readonly _live = new Map<string, ILiveConversation>();
+  private readonly _live: LiveSessions;
+  private readonly _lastShown: LastShown;
   private readonly _otherTabs: OtherTabs;
   private _summaries: IConversationSummary[] = [];
   /** The agents' threads the store lacks. */
   private _remote: IConversationSummary[] = [];
   private _items: IConversationItem[] = [];
   private _query = '';
-  private _noted: string | null = null;
   private _unavailable = false;
   private _isDisposed = false;
   private readonly _changed = new Signal<this, void>(this);
-}
-
-/** `value` when it is a conversation id, else null. */
-function conversationId(value: unknown): string | null {
-  return typeof value === 'string' && CONVERSATION_ID.test(value)
-    ? value
-    : null;
 }

@@ -12,19 +12,13 @@ import type {
   IConversationStore,
   IStoredConversation
 } from '../../transport/conversation-store';
-import type { ConversationSaver } from '../persistence/saver';
 import { readConversation } from '../persistence/reading';
-import type { ConversationSession } from './session';
+import type { ConversationSession } from '../conversation/session';
+import type { ILiveConversation } from './live-sessions';
 import { type FollowedState, StoreFollower } from './store-follower';
 
 /** How often the conversation shown is checked for another tab's saves. */
 export const WATCH_MS = 3000;
-
-/** A conversation this tab holds: its session and its saver. */
-export interface ILiveConversation {
-  readonly session: ConversationSession;
-  readonly saver: ConversationSaver;
-}
 
 export interface IOtherTabsOptions {
   store: Pick<IConversationStore, 'get' | 'getIfChanged'>;

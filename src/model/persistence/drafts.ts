@@ -5,7 +5,7 @@
  * store would take a PUT per pause in typing, and every tab would share one
  * draft), and another tab keeps its own. A draft is gone with the tab.
  */
-import type { ConversationSession } from '../library/session';
+import type { ConversationSession } from '../conversation/session';
 import type { IUnloadStore } from './saver';
 
 /** The storage key of conversation `id`'s draft (null: the new conversation's). */

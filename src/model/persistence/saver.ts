@@ -10,7 +10,10 @@ import type { JsonObject } from '../../wire/json';
 import type { ChatModel } from '../conversation/chat-model';
 import type { IBranchMove } from '../conversation/branch-moves';
 import type { ITurnUpdate, ChatEntry } from '../conversation/chat-entries';
-import { storedStatus, type ConversationSession } from '../library/session';
+import {
+  storedStatus,
+  type ConversationSession
+} from '../conversation/session';
 import { snapshotOf, type IChatSnapshot } from './persistence';
 
 /** The part of the Web Storage API the unload copy uses. */

@@ -274,25 +274,7 @@ function readKnownItem(item: JsonObject, where: string): TranscriptItem {
         node: optionalString(item.node, `${where}.node`)
       };
     case 'tool':
-      return {
-        kind: 'tool',
-        key,
-        callId: optionalString(item.callId, `${where}.callId`),
-        name: string(item.name, `${where}.name`),
-        ...(typeof item.title === 'string' ? { title: item.title } : {}),
-        args: item.args,
-        rawArgs: optionalString(item.rawArgs, `${where}.rawArgs`),
-        status: oneOf(item.status, TOOL_STATUSES, `${where}.status`),
-        result: item.result,
-        truncated: item.truncated === true,
-        durationMs: nullable(item.durationMs, v =>
-          number(v, `${where}.durationMs`)
-        ),
-        orphan: item.orphan === true,
-        ...(isObject(item.clientTool)
-          ? { clientTool: { delivered: item.clientTool.delivered === true } }
-          : {})
-      };
+      return readToolItem(item, key, where);
     case 'extraction':
       return {
         kind: 'extraction',
@@ -303,39 +285,71 @@ function readKnownItem(item: JsonObject, where: string): TranscriptItem {
         toolKey: nullable(item.toolKey, v => number(v, `${where}.toolKey`))
       };
     case 'interrupt':
-      return {
-        kind: 'interrupt',
-        key,
-        actions: array(item.actions, `${where}.actions`).map((a, i) =>
-          readAction(a, `${where}.actions[${i}]`)
-        ),
-        allowedDecisions: verbs(
-          item.allowedDecisions,
-          `${where}.allowedDecisions`
-        ),
-        interruptIds: array(
-          item.interruptIds ?? [],
-          `${where}.interruptIds`
-        ).map((id, i) => string(id, `${where}.interruptIds[${i}]`)),
-        answered: nullable(item.answered, v =>
-          array(v, `${where}.answered`).map((d, i) =>
-            readDecision(d, `${where}.answered[${i}]`)
-          )
-        ),
-        ...(item.request === undefined
-          ? {}
-          : {
-              request: readInterruptRequest(item.request, `${where}.request`)
-            }),
-        ...(item.response === undefined
-          ? {}
-          : { response: readResponse(item.response, `${where}.response`) })
-      };
+      return readInterruptItem(item, key, where);
     default:
       throw new Error(
         `${where}: unknown item kind ${JSON.stringify(item.kind)}`
       );
   }
+}
+
+/** A tool call: its arguments, status and result. */
+function readToolItem(
+  item: JsonObject,
+  key: number,
+  where: string
+): TranscriptItem {
+  return {
+    kind: 'tool',
+    key,
+    callId: optionalString(item.callId, `${where}.callId`),
+    name: string(item.name, `${where}.name`),
+    ...(typeof item.title === 'string' ? { title: item.title } : {}),
+    args: item.args,
+    rawArgs: optionalString(item.rawArgs, `${where}.rawArgs`),
+    status: oneOf(item.status, TOOL_STATUSES, `${where}.status`),
+    result: item.result,
+    truncated: item.truncated === true,
+    durationMs: nullable(item.durationMs, v =>
+      number(v, `${where}.durationMs`)
+    ),
+    orphan: item.orphan === true,
+    ...(isObject(item.clientTool)
+      ? { clientTool: { delivered: item.clientTool.delivered === true } }
+      : {})
+  };
+}
+
+/** A review: its actions, the verbs allowed and the answer given. */
+function readInterruptItem(
+  item: JsonObject,
+  key: number,
+  where: string
+): TranscriptItem {
+  return {
+    kind: 'interrupt',
+    key,
+    actions: array(item.actions, `${where}.actions`).map((a, i) =>
+      readAction(a, `${where}.actions[${i}]`)
+    ),
+    allowedDecisions: verbs(item.allowedDecisions, `${where}.allowedDecisions`),
+    interruptIds: array(item.interruptIds ?? [], `${where}.interruptIds`).map(
+      (id, i) => string(id, `${where}.interruptIds[${i}]`)
+    ),
+    answered: nullable(item.answered, v =>
+      array(v, `${where}.answered`).map((d, i) =>
+        readDecision(d, `${where}.answered[${i}]`)
+      )
+    ),
+    ...(item.request === undefined
+      ? {}
+      : {
+          request: readInterruptRequest(item.request, `${where}.request`)
+        }),
+    ...(item.response === undefined
+      ? {}
+      : { response: readResponse(item.response, `${where}.response`) })
+  };
 }
 
 function readInterruptRequest(raw: unknown, where: string): IInterruptRequest {

@@ -1,9 +1,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
-import type {
-  AgentPanelService,
-  IConnectionTestEvent
-} from '../../model/agent-panel-service';
+import type { AgentPanelService } from '../../model/agent-panel-service';
+import type { IConnectionTestEvent } from '../../model/connection/transport-connection';
 
 /**
  * The last "Test connection" result under the toolbar: the verdict in words

@@ -1,8 +1,6 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type {
-  AgentPanelService,
-  ICurrentChange
-} from '../../model/agent-panel-service';
+import type { AgentPanelService } from '../../model/agent-panel-service';
+import type { ICurrentChange } from '../../model/conversation/session';
 import { ToolbarSelect } from '../common/toolbar-select';
 
 /**

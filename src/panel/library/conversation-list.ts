@@ -4,10 +4,8 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { deleteIcon, editIcon } from '@jupyterlab/ui-components';
 import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
-import type {
-  ConversationLibrary,
-  IConversationItem
-} from '../../model/library/library';
+import type { ConversationLibrary } from '../../model/library/library';
+import type { IConversationItem } from '../../model/library/list-items';
 import { errorMessage } from '../../wire/json';
 
 /**

@@ -1,7 +1,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 import type { ConversationLibrary } from '../../model/library/library';
-import type { ConversationSession } from '../../model/library/session';
+import type { ConversationSession } from '../../model/conversation/session';
 
 /**
  * A line above the transcript about where the conversation is kept: the

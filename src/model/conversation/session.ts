@@ -6,14 +6,20 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
-import type { ChatModel } from '../conversation/chat-model';
-import type { ChatEntry } from '../conversation/chat-entries';
-import type { ChatStatus } from '../conversation/chat-status';
-import { MessageQueue } from '../conversation/message-queue';
+import type { ChatModel } from './chat-model';
+import type { ChatEntry } from './chat-entries';
+import type { ChatStatus } from './chat-status';
+import { MessageQueue } from './message-queue';
 import type { ConversationStatus } from '../../transport/conversation-store';
 
 /** A conversation id: what the store accepts (`[A-Za-z0-9_-]{1,64}`). */
 export const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The panel shows `current` instead of `previous`. */
+export interface ICurrentChange {
+  current: ConversationSession;
+  previous: ConversationSession;
+}
 
 export class ConversationSession implements IDisposable {
   constructor(
