@@ -8,7 +8,7 @@ import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
-import type { IWorkspaceSnapshot } from '../wire/context';
+import type { IWorkspaceSnapshot } from '../context/workspace';
 import type { IContextSource } from '../model/conversation/composer-context';
 import { ChatPanel } from '../panel/chat-panel';
 import { DisplayInlineView } from '../panel/extraction/display-inline-view';

@@ -30,6 +30,7 @@ import {
   type IExtractionCard,
   type IInterruptCard,
   type IInterruptRequest,
+  type InterruptResponse,
   type IReasoningBlock,
   type ISubagentRun,
   type ISubagentTag,
@@ -41,7 +42,7 @@ import {
   type TranscriptItem,
   type TurnChange
 } from './types';
-import type { IClientToolResult, InterruptResponse } from './turn';
+import type { IClientToolResult } from './turn';
 
 /** The marker core appends to a capped tool result (docs/protocol.md §2.2). */
 const TRUNCATION_MARKER = '…(truncated)';

@@ -10,13 +10,13 @@ import { translated } from '../../contracts/problems';
 import type { IAgentTransport, IForeignRun } from '../../contracts/transport';
 import type {
   IClientToolCall,
-  InterruptResponse,
   ITurnContext,
   ITurnHandle,
   ITurnSink,
   TurnRefusal,
   TurnRequest
 } from '../../wire/turn';
+import type { InterruptResponse } from '../../wire/types';
 import type { WireFrame } from '../../wire/frame-types';
 import { buildResume, reviewRowCount } from '../../wire/decisions';
 import { expiryOf, isExpired } from '../../wire/interrupts';
