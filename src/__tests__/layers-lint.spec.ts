@@ -12,11 +12,8 @@ import { parser as tsParser } from 'typescript-eslint';
 
 // The rules file as the lint configuration loads it (CommonJS).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const {
-  layerRules,
-  ALLOWED,
-  FOLDER_ORDER
-} = require('../../eslint/layers.cjs');
+const layers = require('../../eslint/layers.cjs');
+const { layerRules, ALLOWED, FOLDER_ORDER } = layers;
 
 // ESLint clones rule options with structuredClone, which jsdom does not have.
 globalThis.structuredClone ??= <T>(value: T): T =>

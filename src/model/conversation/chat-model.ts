@@ -22,11 +22,8 @@ import { buildResume, reviewRowCount } from '../../wire/decisions';
 import { expiryOf, isExpired } from '../../wire/interrupts';
 import type { JsonObject } from '../../wire/json';
 import { validateJson } from '../../wire/json-schema';
-import {
-  applyLocalEvent,
-  type LocalTurnEvent,
-  TurnReducer
-} from '../../wire/reduce';
+import { applyLocalEvent, type LocalTurnEvent } from '../../wire/local-events';
+import { TurnReducer } from '../../wire/reduce';
 import type {
   Decision,
   IInterruptCard,
