@@ -7,7 +7,7 @@ from pathlib import Path
 GRAPHS = Path(__file__).parent / "graphs"
 TERMINAL_STATUSES = {"complete", "error", "cancelled"}
 
-# What the panel sends besides a cell (src/wire/context.ts): an editor
+# What the panel sends besides a cell (src/context/capped-text.ts): an editor
 # selection with 1-based lines, and a selection it capped itself to the limit,
 # ending with the note the server would add (so the server never cuts it again):
 # a 5321-character selection, as context-capture.spec.ts checks.

@@ -20,16 +20,16 @@ import { ContextChipsView } from '../panel/composer/context-chips';
 import { attachmentWords, contextRecord } from '../panel/common/context-text';
 import {
   ATTACHMENT_LIMIT,
-  byteSize,
-  cellSource,
-  chunkWireContext,
   errorText,
   htmlText,
   imagePlaceholder,
   lastError,
   outputAttachment,
   stripAnsi
-} from '../wire/attachments';
+} from '../context/attachments';
+import { byteSize } from '../wire/images';
+import { cellSource } from '../context/workspace';
+import { chunkWireContext } from '../wire/turn';
 import type { ITurnContext, TurnRequest } from '../wire/turn';
 
 const trans = nullTranslator.load('jupyterlab_agent_panel');

@@ -10,18 +10,17 @@ import { CodeEditor } from '@jupyterlab/codeeditor';
 import { NotebookModel } from '@jupyterlab/notebook';
 import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
+import { capSelection, SELECTION_LIMIT } from '../context/capped-text';
 import {
-  capSelection,
   cellSelection,
   editorSelection,
   type IEditorRange,
   type IWorkspaceSnapshot,
   offsetAt,
   placeOfMetadata,
-  SELECTION_LIMIT,
   selectionMetadata,
   turnContextOf
-} from '../wire/context';
+} from '../context/workspace';
 import { readContextDefaults } from '../contracts/settings';
 import { ComposerContext } from '../model/conversation/composer-context';
 import {

@@ -30,7 +30,8 @@ import {
   LISTING_FRESH_MS,
   READ_LIMIT
 } from '../transport/contents-reader';
-import { ATTACHMENT_LIMIT, chunkWireContext } from '../wire/attachments';
+import { ATTACHMENT_LIMIT } from '../context/attachments';
+import { chunkWireContext } from '../wire/turn';
 import {
   cellAttachment,
   cellMentions,
@@ -42,7 +43,7 @@ import {
   mentionAt,
   mentionFolder,
   notebookText
-} from '../wire/mentions';
+} from '../context/mentions';
 
 const trans = nullTranslator.load('jupyterlab_agent_panel');
 

@@ -1,6 +1,7 @@
 /**
  * The layer rules of `eslint/layers.cjs` (the ones `npm run lint` applies)
- * reject each breach in `fixtures/layers/` and accept the clean file.
+ * reject each breach in `fixtures/layers/` and accept the clean files: the
+ * layers' directions, and the order of the folders inside a layer.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -11,7 +12,8 @@ import { parser as tsParser } from 'typescript-eslint';
 
 // The rules file as the lint configuration loads it (CommonJS).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { layerRules, ALLOWED, PURE_LAYERS } = require('../../eslint/layers.cjs');
+const layers = require('../../eslint/layers.cjs');
+const { layerRules, ALLOWED, FOLDER_ORDER, PURE_LAYERS } = layers;
 
 // ESLint clones rule options with structuredClone, which jsdom does not have.
 globalThis.structuredClone ??= <T>(value: T): T =>
@@ -67,12 +69,36 @@ describe('layer rules', () => {
 
   it('has fixtures for every layer with rules', () => {
     const layers = new Set(fixtures.map(f => f.as.split('/')[1]));
-    for (const layer of ['wire', 'agui', 'transport', 'model', 'panel']) {
+    for (const layer of [
+      'wire',
+      'context',
+      'agui',
+      'transport',
+      'model',
+      'panel'
+    ]) {
       expect(layers).toContain(layer);
     }
     expect(Object.keys(ALLOWED)).toEqual(
-      expect.arrayContaining(['wire', 'agui', 'transport', 'model', 'panel'])
+      expect.arrayContaining([
+        'wire',
+        'context',
+        'agui',
+        'transport',
+        'model',
+        'panel'
+      ])
     );
+  });
+
+  it('has a breach fixture for the folder order of every layer with one', () => {
+    const breaches = fixtures.filter(f => f.imports.length > 0);
+    for (const layer of Object.keys(FOLDER_ORDER)) {
+      const inLayer = breaches.filter(f => f.as.split('/')[1] === layer);
+      expect(
+        inLayer.some(f => f.imports.some(i => /^\.\.?\/[^.]/.test(i)))
+      ).toBe(true);
+    }
   });
 
   it.each(readFixtures().map(f => [f.file, f] as const))(
@@ -92,7 +118,7 @@ describe('layer rules', () => {
     }
   );
 
-  it.each(['wire', 'agui'])(
+  it.each(['wire', 'context', 'agui'])(
     'rejects a console call in the pure layer src/%s/',
     layer => {
       expect(PURE_LAYERS).toContain(layer);
@@ -110,6 +136,27 @@ describe('layer rules', () => {
       'src/transport/x.ts'
     );
     expect(messages).toEqual([]);
+  });
+
+  it('names both folders, the order and the doc in a folder-order message', () => {
+    const [message] = lint(
+      "import { toolTitle } from '../transcript/tool-view';\n",
+      'src/panel/review/x.ts'
+    );
+    expect(message.message).toContain(
+      'src/panel/review/ must not import src/panel/transcript/'
+    );
+    expect(message.message).toContain(
+      'src/panel/review/ < src/panel/transcript/'
+    );
+    expect(message.message).toContain('docs/architecture.md');
+  });
+
+  it('lets a sub-folder import a lower one and its own', () => {
+    const source =
+      "import { iconButton } from '../common/buttons';\n" +
+      "import { TurnView } from './turn-view';\n";
+    expect(lint(source, 'src/panel/transcript/x.ts')).toEqual([]);
   });
 
   it('names the layer and the forbidden folder in the message', () => {

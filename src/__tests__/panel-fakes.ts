@@ -12,7 +12,7 @@ import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import { DEFAULT_SETTINGS, type IPanelSettings } from '../contracts/settings';
 import type { IItemAction } from '../contracts/extension-points';
-import type { InterruptResponse } from '../wire/turn';
+import type { InterruptResponse } from '../wire/types';
 import type { Decision, IInterruptCard } from '../wire/types';
 import type { ITurnViewContext } from '../panel/transcript/turn-view';
 

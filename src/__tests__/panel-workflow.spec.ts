@@ -9,7 +9,7 @@ import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../model/agent-panel-service';
 import { ChatModel } from '../model/conversation/chat-model';
 import type { ITurnEntry } from '../model/conversation/chat-entries';
-import type { IWorkspaceSnapshot } from '../wire/context';
+import type { IWorkspaceSnapshot } from '../context/workspace';
 import type { IContextSource } from '../model/conversation/composer-context';
 import { ChatPanel } from '../panel/chat-panel';
 import { DisplayInlineView } from '../panel/extraction/display-inline-view';

@@ -1,5 +1,6 @@
 import { decodeFrame } from '../wire/frames';
-import { applyLocalEvent, TurnReducer } from '../wire/reduce';
+import { applyLocalEvent } from '../wire/local-events';
+import { TurnReducer } from '../wire/reduce';
 import {
   STREAM_ENDED_UNEXPECTEDLY,
   type IExtractionCard,

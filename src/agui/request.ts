@@ -14,7 +14,7 @@ import type {
   Tool
 } from '@ag-ui/core';
 import { UUID } from '@lumino/coreutils';
-import type { IContextAttachment } from '../wire/attachments';
+import type { IContextAttachment } from '../wire/turn';
 import { type IProblem, problem } from '../wire/problem';
 import type {
   ContextTextField,

@@ -15,7 +15,7 @@ import {
   CONTEXT_KINDS,
   type ContextDefaults,
   DEFAULT_CONTEXT_DEFAULTS
-} from '../wire/context';
+} from '../context/workspace';
 import { isObject } from '../wire/json';
 import {
   BUILT_IN_ENDPOINTS,

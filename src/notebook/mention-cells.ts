@@ -4,8 +4,8 @@
  * notebook's cell widgets, so what is sent is what the user sees now,
  * saved or not.
  */
-import type { IAttachmentDraft } from '../wire/attachments';
-import { cellAttachment, type ICellText } from '../wire/mentions';
+import type { IAttachmentDraft } from '../context/attachments';
+import { cellAttachment, type ICellText } from '../context/mentions';
 
 /** The part of a cell widget read here. */
 export interface IMentionCellPort {

@@ -1,9 +1,9 @@
+import { cellSource } from '../context/workspace';
 import {
-  cellSource,
   type IAttachmentDraft,
   outputAttachment
-} from '../wire/attachments';
-import type { IDocumentRef } from '../wire/context';
+} from '../context/attachments';
+import type { IDocumentRef } from '../context/workspace';
 import type { ICellPort } from './workspace-context';
 
 /** The class of one output (with its prompt) in an output area. */

@@ -1,7 +1,8 @@
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type { Widget } from '@lumino/widgets';
-import { cellSource, lastError, outputAttachment } from '../wire/attachments';
+import { cellSource } from '../context/workspace';
+import { lastError, outputAttachment } from '../context/attachments';
 import {
   cellSelection,
   editorSelection,
@@ -9,7 +10,7 @@ import {
   type IEditorRange,
   type ISelectionRef,
   type IWorkspaceSnapshot
-} from '../wire/context';
+} from '../context/workspace';
 import type { IContextSource } from '../model/conversation/composer-context';
 
 /** An editor model: its text, and the selections its editors report. */

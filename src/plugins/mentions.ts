@@ -9,7 +9,7 @@ import {
   fileMentions,
   type IMentionItem,
   mentionFolder
-} from '../wire/mentions';
+} from '../context/mentions';
 
 /**
  * Files and cells for `@` mentions and drops on the message box: the

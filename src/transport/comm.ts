@@ -6,7 +6,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { type JSONObject, PromiseDelegate, UUID } from '@lumino/coreutils';
 import { type ISignal, Signal } from '@lumino/signaling';
-import { chunkWireContext } from '../wire/attachments';
+import { chunkWireContext } from '../wire/turn';
 import { decodeFrame } from '../wire/frames';
 import { failure } from '../wire/problem';
 import { errorMessage } from '../wire/json';

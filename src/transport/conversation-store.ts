@@ -7,7 +7,7 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import { isModelId } from '../contracts/models';
-import { isHighSurrogate } from '../wire/context';
+import { isHighSurrogate } from '../context/capped-text';
 import { isObject, type JsonObject } from '../wire/json';
 import { answerError, finiteNumber, jsonAnswer } from './json-answer';
 import { nextTask } from './next-task';

@@ -9,7 +9,7 @@ import type {
   IForeignRun,
   IHealthReport
 } from '../contracts/transport';
-import { chunkWireContext } from '../wire/attachments';
+import { chunkWireContext } from '../wire/turn';
 import { decodeFrame } from '../wire/frames';
 import { isObject, type JsonObject } from '../wire/json';
 import {

@@ -3,7 +3,7 @@
  * does (docs/protocol.md §5.2), and reading a normalised payload into review rows
  * (docs/protocol.md §5.3–5.4).
  */
-import type { IWireInterrupt } from './frame-types';
+import type { IWireInterrupt, IWireInterruptRequest } from './frame-types';
 import { isObject, type JsonObject } from './json';
 import {
   CANONICAL_VERBS,
@@ -261,4 +261,35 @@ export function expiryOf(
 ): number | null {
   const at = request?.expiresAt ? Date.parse(request.expiresAt) : NaN;
   return Number.isFinite(at) ? at : null;
+}
+
+/** What makes two interrupts "the same pending request" (F10c). */
+export function interruptSignature(
+  actions: readonly IActionRequest[],
+  allowedDecisions: readonly DecisionVerb[],
+  request: IInterruptRequest | undefined
+): string {
+  return JSON.stringify([
+    allowedDecisions,
+    actions.map(action => [
+      action.raw,
+      action.allowed,
+      action.argsSchema,
+      action.synthetic
+    ]),
+    request ?? null
+  ]);
+}
+
+/** A request card's request (AG-UI 1.0, docs/protocol.md §8.9) in the turn model. */
+export function readInterruptRequest(
+  request: IWireInterruptRequest
+): IInterruptRequest {
+  return {
+    reason: request.reason,
+    message: request.message,
+    responseSchema: request.response_schema,
+    expiresAt: request.expires_at,
+    toolCallId: request.tool_call_id
+  };
 }

@@ -12,24 +12,23 @@ import type {
   IStreamingFrame,
   ISubagentFrame,
   IWireExtraction,
-  IWireInterruptRequest,
   IWireToolCall,
   IWireToolResult,
   WireFrame
 } from './frame-types';
-import { reviewRowCount } from './decisions';
-import { readReviewRows } from './interrupts';
-import { isObject } from './json';
+import {
+  interruptSignature,
+  readInterruptRequest,
+  readReviewRows
+} from './interrupts';
+import { nextItemKey, tagged } from './item-keys';
+import { ToolCards } from './tool-cards';
 import {
   MAX_DIAGNOSTICS,
   STREAM_ENDED_UNEXPECTEDLY,
-  type Decision,
-  type DecisionVerb,
-  type IActionRequest,
   type IActivity,
   type IExtractionCard,
   type IInterruptCard,
-  type IInterruptRequest,
   type IReasoningBlock,
   type ISubagentRun,
   type ISubagentTag,
@@ -37,21 +36,9 @@ import {
   type IToolCard,
   type ITurnState,
   type Outcome,
-  type ToolStatus,
   type TranscriptItem,
   type TurnChange
 } from './types';
-import type { IClientToolResult, InterruptResponse } from './turn';
-
-/** The marker core appends to a capped tool result (docs/protocol.md §2.2). */
-const TRUNCATION_MARKER = '…(truncated)';
-
-// Item keys are unique across turns, so a view can key every item it shows.
-let lastItemKey = 0;
-function nextItemKey(): number {
-  lastItemKey += 1;
-  return lastItemKey;
-}
 
 export interface ITurnReducerOptions {
   /**
@@ -292,35 +279,8 @@ export class TurnReducer {
     changes: TurnChange[]
   ): void {
     this._closeBlocks();
-    const known = call.id === null ? undefined : this._cardsById.get(call.id);
-    if (known) {
-      // The AG-UI adapter can backfill a call's arguments under the same id.
-      known.name = call.name ?? known.name;
-      known.args = call.args;
-      known.rawArgs = rawArgsOf(call.args);
-      changes.push({ type: 'updated', item: known });
-      return;
-    }
-    const card: IToolCard = {
-      kind: 'tool',
-      key: nextItemKey(),
-      callId: call.id,
-      name: call.name ?? 'tool',
-      args: call.args,
-      rawArgs: rawArgsOf(call.args),
-      status: 'pending',
-      result: undefined,
-      truncated: false,
-      durationMs: null,
-      orphan: false,
-      ...(call.title ? { title: call.title } : {}),
-      ...tagged(subagent)
-    };
-    if (call.id !== null) {
-      this._cardsById.set(call.id, card);
-    }
-    this._callQueue.push(card);
-    this._add(card, changes);
+    const { card, isNew } = this._tools.call(call, subagent);
+    this._addOrUpdate(card, isNew, changes);
   }
 
   private _attachToolResult(
@@ -329,33 +289,9 @@ export class TurnReducer {
     changes: TurnChange[]
   ): void {
     this._closeBlocks();
-    const card =
-      result.id === null
-        ? this._oldestPendingCard()
-        : this._cardsById.get(result.id);
-    if (card && card.status === 'pending') {
-      fillResult(card, result);
-      this._lastResultCard = card;
-      changes.push({ type: 'updated', item: card });
-      return;
-    }
-    const orphan: IToolCard = {
-      kind: 'tool',
-      key: nextItemKey(),
-      callId: result.id,
-      name: result.name ?? 'tool',
-      args: undefined,
-      rawArgs: null,
-      status: 'pending',
-      result: undefined,
-      truncated: false,
-      durationMs: null,
-      orphan: true,
-      ...tagged(subagent)
-    };
-    fillResult(orphan, result);
-    this._lastResultCard = orphan;
-    this._add(orphan, changes);
+    const { card, isNew } = this._tools.result(result, subagent);
+    this._lastResultCard = card;
+    this._addOrUpdate(card, isNew, changes);
   }
 
   private _addExtraction(
@@ -380,7 +316,9 @@ export class TurnReducer {
     this._closeBlocks();
     this._sawInterrupt = true;
     const { actions, allowedDecisions } = readReviewRows(frame.interrupt);
-    const request = frame.request ? readRequest(frame.request) : undefined;
+    const request = frame.request
+      ? readInterruptRequest(frame.request)
+      : undefined;
     const signature = interruptSignature(actions, allowedDecisions, request);
     const existing = this._interruptsBySignature.get(signature);
     if (existing && existing.answered === null) {
@@ -477,132 +415,29 @@ export class TurnReducer {
     changes.push({ type: 'added', item });
   }
 
-  /** FIFO pairing for results without an id (contract A, docs/protocol.md §4.5). */
-  private _oldestPendingCard(): IToolCard | undefined {
-    while (
-      this._callQueueHead < this._callQueue.length &&
-      this._callQueue[this._callQueueHead].status !== 'pending'
-    ) {
-      this._callQueueHead += 1;
+  private _addOrUpdate(
+    item: TranscriptItem,
+    isNew: boolean,
+    changes: TurnChange[]
+  ): void {
+    if (isNew) {
+      this._add(item, changes);
+    } else {
+      changes.push({ type: 'updated', item });
     }
-    return this._callQueue[this._callQueueHead];
   }
 
   private _openText: ITextBlock | null = null;
   private _openReasoning: IReasoningBlock | null = null;
   /** The card the last tool result went to, while an extraction may follow. */
   private _lastResultCard: IToolCard | null = null;
-  private _cardsById = new Map<string, IToolCard>();
-  private _callQueue: IToolCard[] = [];
-  private _callQueueHead = 0;
+  private readonly _tools = new ToolCards();
   private _sawInterrupt = false;
   private _interruptsBySignature = new Map<string, IInterruptCard>();
   private _activitiesById = new Map<string, IActivity>();
   private _subagentsById = new Map<string, ISubagentRun>();
   private _reportedLateFrame = false;
   private _droppedDiagnostics = 0;
-}
-
-/**
- * What the panel itself decides about a turn, rather than its producer. It
- * is applied to the turn's state, not to a reducer, because the reducer of
- * that turn is gone: the review belongs to a turn that ended, and a restored
- * turn never had one here.
- */
-export type LocalTurnEvent =
-  /** The review was sent: each card (of `state`) takes its rows of decisions, in order. */
-  | {
-      type: 'review_answered';
-      cards: readonly IInterruptCard[];
-      decisions: readonly Decision[];
-    }
-  /** An AG-UI 1.0 request card was answered with `response`. */
-  | {
-      type: 'request_answered';
-      card: IInterruptCard;
-      response: InterruptResponse;
-    }
-  /** The producer had no review waiting for these cards: answered in another tab. */
-  | { type: 'answered_elsewhere'; cards: readonly IInterruptCard[] }
-  /** The panel runs these calls of its client tools (docs/protocol.md §8.11). */
-  | { type: 'client_tools_running'; cards: readonly IToolCard[] }
-  /** A client tool the panel ran gave `result`. */
-  | {
-      type: 'client_tool_finished';
-      card: IToolCard;
-      result: IClientToolResult;
-      /** How long it ran; null when that is not known (cut by a reload). */
-      durationMs: number | null;
-    }
-  /** These client tools' results went to the agent. */
-  | { type: 'client_tools_delivered'; cards: readonly IToolCard[] }
-  /** A note of the panel's own on a turn that ended. */
-  | { type: 'note'; message: string }
-  /** The turn was still streaming when the page was left: it ends as cancelled. */
-  | { type: 'ended_by_reload' };
-
-/** Apply a `LocalTurnEvent` to `state`; returns what changed, like a frame. */
-export function applyLocalEvent(
-  state: ITurnState,
-  event: LocalTurnEvent
-): TurnChange[] {
-  switch (event.type) {
-    case 'review_answered': {
-      let offset = 0;
-      for (const card of event.cards) {
-        const rows = reviewRowCount(card);
-        card.answered = event.decisions.slice(offset, offset + rows);
-        offset += rows;
-      }
-      return updated(event.cards);
-    }
-    case 'request_answered':
-      event.card.answered = [];
-      event.card.response = event.response;
-      return updated([event.card]);
-    case 'answered_elsewhere':
-      for (const card of event.cards) {
-        card.answeredElsewhere = true;
-      }
-      return updated(event.cards);
-    case 'client_tools_running':
-      for (const card of event.cards) {
-        card.clientTool = { delivered: false };
-      }
-      return updated(event.cards);
-    case 'client_tool_finished': {
-      const { card, result } = event;
-      card.result = result.content;
-      card.status = result.error ? 'error' : 'success';
-      card.durationMs = event.durationMs;
-      return updated([card]);
-    }
-    case 'client_tools_delivered':
-      for (const card of event.cards) {
-        card.clientTool = { delivered: true };
-      }
-      return updated(event.cards);
-    case 'note':
-      state.diagnostics.push(event.message);
-      return [{ type: 'diagnostic', message: event.message }];
-    case 'ended_by_reload':
-      if (state.outcome !== null) {
-        return [];
-      }
-      state.outcome = 'cancelled';
-      return [{ type: 'ended', outcome: 'cancelled' }];
-  }
-}
-
-function updated(items: readonly TranscriptItem[]): TurnChange[] {
-  return items.map(item => ({ type: 'updated', item }));
-}
-
-/** Items carry a `subagent` key only when a subagent produced them. */
-function tagged(subagent: ISubagentTag | undefined): {
-  subagent?: ISubagentTag;
-} {
-  return subagent ? { subagent } : {};
 }
 
 /** Text or reasoning from another subagent starts a new block. */
@@ -623,54 +458,4 @@ function continuesTextBlock(
     return block.messageId === messageId;
   }
   return block.node === node;
-}
-
-function fillResult(card: IToolCard, result: IWireToolResult): void {
-  card.result = result.content;
-  card.status = toolStatusOf(result.tool_status);
-  card.truncated =
-    typeof result.content === 'string' &&
-    result.content.endsWith(TRUNCATION_MARKER);
-  card.durationMs = result.duration_ms;
-}
-
-function toolStatusOf(value: string | null): ToolStatus {
-  return value === 'success' || value === 'error' ? value : 'unknown';
-}
-
-/** Core sends `{"_raw": text}` when the argument text was not JSON. */
-function rawArgsOf(args: unknown): string | null {
-  if (!isObject(args)) {
-    return null;
-  }
-  const keys = Object.keys(args);
-  return keys.length === 1 && typeof args._raw === 'string' ? args._raw : null;
-}
-
-/** What makes two interrupts "the same pending request" (F10c). */
-function interruptSignature(
-  actions: readonly IActionRequest[],
-  allowedDecisions: readonly DecisionVerb[],
-  request: IInterruptRequest | undefined
-): string {
-  return JSON.stringify([
-    allowedDecisions,
-    actions.map(action => [
-      action.raw,
-      action.allowed,
-      action.argsSchema,
-      action.synthetic
-    ]),
-    request ?? null
-  ]);
-}
-
-function readRequest(request: IWireInterruptRequest): IInterruptRequest {
-  return {
-    reason: request.reason,
-    message: request.message,
-    responseSchema: request.response_schema,
-    expiresAt: request.expires_at,
-    toolCallId: request.tool_call_id
-  };
 }

@@ -2,10 +2,42 @@
  * What the panel asks of a producer for one turn and how the answer comes
  * back: the shapes every transport and the model share. Pure data.
  */
-import type { IContextAttachment } from './attachments';
 import type { WireFrame } from './frame-types';
+import { sendableImages } from './images';
 import type { JsonObject } from './json';
-import type { Decision } from './types';
+import type { Decision, InterruptResponse } from './types';
+
+/** What an attachment is; the agent is told in these words (docs/protocol.md §6.2). */
+export type AttachmentKind =
+  'error' | 'output' | 'image' | 'variables' | 'file' | 'notebook' | 'cell';
+
+export const ATTACHMENT_KINDS: readonly AttachmentKind[] = [
+  'error',
+  'output',
+  'image',
+  'variables',
+  'file',
+  'notebook',
+  'cell'
+];
+
+/** An image an AG-UI endpoint that accepts images gets as a content part. */
+export interface IAttachedImage {
+  mimeType: string;
+  /** The bytes, base64 (as a notebook output holds them). */
+  data: string;
+}
+
+/** One attached piece of context, as it travels (docs/protocol.md §6.2). */
+export interface IContextAttachment {
+  kind: AttachmentKind;
+  /** Where it came from, in the user's words: "cell 3 of analysis.ipynb". */
+  source: string;
+  /** What the agent reads: capped at `ATTACHMENT_LIMIT` (src/context/attachments.ts; a placeholder for an image). */
+  text: string;
+  /** An image's bytes: over AG-UI, and to this server's built-in agent (docs/protocol.md §16.7). */
+  image?: IAttachedImage;
+}
 
 /** Workspace context that accompanies a chat message (LangStage HTTP names). */
 export interface ITurnContext {
@@ -53,13 +85,6 @@ export interface IClientToolResult {
   /** The tool failed (or was cancelled): `content` says why. */
   error: boolean;
 }
-
-/**
- * The answer to an AG-UI 1.0 interrupt (docs/protocol.md §8.9): a payload
- * for what it asked, or abandoned.
- */
-export type InterruptResponse =
-  { status: 'resolved'; payload: unknown } | { status: 'cancelled' };
 
 /** One review a resume answers. */
 export interface IReviewAnswer {
@@ -167,6 +192,52 @@ export function forkKeys(fork: TurnRequest['fork']): {
   checkpoint_id?: string | null;
 } {
   return fork ? { checkpoint_id: fork.checkpointId } : {};
+}
+
+/**
+ * An attachment as the chunk wire carries it; an image's bytes only to this
+ * server's built-in agent (docs/protocol.md §16.7). Type aliases, not
+ * interfaces, so that it is JSON for the comm's messages.
+ */
+type WireText = { kind: string; source: string; text: string };
+export type WireAttachment =
+  WireText | (WireText & { image: { mime_type: string; data: string } });
+
+/**
+ * The context fields as the chunk wire and the comm carry them
+ * (docs/protocol.md §6.2): the strings, and the attachments. Image bytes go
+ * only where `withImages` says (this Jupyter server's routes, docs/protocol.md §16.7), capped;
+ * the placeholder text says what there was either way.
+ */
+export function chunkWireContext(
+  context: ITurnContext | undefined,
+  withImages = false
+): { [key: string]: string | WireAttachment[] } {
+  const fields: ReturnType<typeof chunkWireContext> = {};
+  for (const [key, value] of Object.entries(context ?? {})) {
+    if (typeof value === 'string') {
+      fields[key] = value;
+    }
+  }
+  const attachments = context?.attachments ?? [];
+  const sent = new Set(
+    withImages
+      ? sendableImages(attachments.flatMap(a => (a.image ? [a.image] : [])))
+      : []
+  );
+  if (attachments.length > 0) {
+    fields.attachments = attachments.map(({ kind, source, text, image }) =>
+      image && sent.has(image)
+        ? {
+            kind,
+            source,
+            text,
+            image: { mime_type: image.mimeType, data: image.data }
+          }
+        : { kind, source, text }
+    );
+  }
+  return fields;
 }
 
 /**

@@ -4,7 +4,12 @@
  * Pure data, shared by every layer. See docs in `fixtures/chunk-wire/README.md`
  * and docs/protocol.md §4, §5 (reducer rules, interrupts).
  */
-import type { InterruptResponse } from './turn';
+/**
+ * The answer to an AG-UI 1.0 interrupt (docs/protocol.md §8.9): a payload
+ * for what it asked, or abandoned.
+ */
+export type InterruptResponse =
+  { status: 'resolved'; payload: unknown } | { status: 'cancelled' };
 
 /** The four canonical decision verbs, in canonical order. */
 export type DecisionVerb = 'reject' | 'edit' | 'respond' | 'approve';

@@ -8,7 +8,7 @@ import { UUID } from '@lumino/coreutils';
 import type { INotebookChange } from '../../contracts/notebook-changes';
 import type { ITurnContext, TurnRequest } from '../../wire/turn';
 import type { JsonObject } from '../../wire/json';
-import { applyLocalEvent } from '../../wire/reduce';
+import { applyLocalEvent } from '../../wire/local-events';
 import type {
   ITokenUsage,
   ITurnState,

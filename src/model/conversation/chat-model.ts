@@ -16,11 +16,8 @@ import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type { INotebookChange } from '../../contracts/notebook-changes';
 import type { IAgentTransport } from '../../contracts/transport';
-import type {
-  InterruptResponse,
-  ITurnContext,
-  TurnRequest
-} from '../../wire/turn';
+import type { ITurnContext, TurnRequest } from '../../wire/turn';
+import type { InterruptResponse } from '../../wire/types';
 import type { JsonObject } from '../../wire/json';
 import type {
   Decision,

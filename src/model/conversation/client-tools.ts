@@ -18,7 +18,7 @@ import type {
   IOfferedTool
 } from '../../wire/turn';
 import { translated } from '../../contracts/problems';
-import { applyLocalEvent } from '../../wire/reduce';
+import { applyLocalEvent } from '../../wire/local-events';
 import type { IToolCard, ITurnState } from '../../wire/types';
 
 /** What a tool's `run` gets besides its arguments. */

@@ -1,7 +1,10 @@
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
-import { type IAttachmentDraft, sameAttachment } from '../../wire/attachments';
-import type { IMentionItem } from '../../wire/mentions';
+import {
+  type IAttachmentDraft,
+  sameAttachment
+} from '../../context/attachments';
+import type { IMentionItem } from '../../context/mentions';
 import type { ITurnContext } from '../../wire/turn';
 import type { IKernelVariable } from '../../transport/kernel-variables';
 import {
@@ -11,7 +14,7 @@ import {
   EMPTY_SNAPSHOT,
   type IWorkspaceSnapshot,
   turnContextOf
-} from '../../wire/context';
+} from '../../context/workspace';
 
 /** Where the workspace context comes from (JupyterLab's shell and trackers). */
 export interface IContextSource extends IDisposable {

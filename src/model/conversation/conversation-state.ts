@@ -6,7 +6,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IAgentTransport } from '../../contracts/transport';
 import type { JsonObject } from '../../wire/json';
-import { applyLocalEvent, type LocalTurnEvent } from '../../wire/reduce';
+import { applyLocalEvent, type LocalTurnEvent } from '../../wire/local-events';
 import type { TurnChange } from '../../wire/types';
 import type { ITurnEntry, ITurnUpdate } from './chat-entries';
 import type { ShownBranch } from './shown-branch';

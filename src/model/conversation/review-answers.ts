@@ -8,8 +8,12 @@ import { translated } from '../../contracts/problems';
 import { buildResume, reviewRowCount } from '../../wire/decisions';
 import { isExpired } from '../../wire/interrupts';
 import { validateJson } from '../../wire/json-schema';
-import type { InterruptResponse, TurnRequest } from '../../wire/turn';
-import type { Decision, IInterruptCard } from '../../wire/types';
+import type { TurnRequest } from '../../wire/turn';
+import type {
+  Decision,
+  IInterruptCard,
+  InterruptResponse
+} from '../../wire/types';
 import type { ChatStatusKeeper } from './chat-status';
 import {
   applyLocal,

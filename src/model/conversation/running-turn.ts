@@ -7,7 +7,8 @@
 import { UUID } from '@lumino/coreutils';
 import type { IForeignRun } from '../../contracts/transport';
 import type { JsonObject } from '../../wire/json';
-import { applyLocalEvent, TurnReducer } from '../../wire/reduce';
+import { applyLocalEvent } from '../../wire/local-events';
+import { TurnReducer } from '../../wire/reduce';
 import type {
   IClientToolCall,
   ITurnHandle,

@@ -3,19 +3,16 @@
  * may come from an older build or be edited by hand: every field the views
  * rely on is checked, and the error names the first one that is wrong.
  */
-import {
-  ATTACHMENT_KINDS,
-  type IContextAttachment
-} from '../../wire/attachments';
+import { ATTACHMENT_KINDS, type IContextAttachment } from '../../wire/turn';
 import { isObject, type JsonObject } from '../../wire/json';
 import type {
   ContextTextField,
   IClientToolResult,
-  InterruptResponse,
   IReviewAnswer,
   ITurnContext,
   TurnRequest
 } from '../../wire/turn';
+import type { InterruptResponse } from '../../wire/types';
 import {
   CANONICAL_VERBS,
   type Decision,

@@ -7,8 +7,9 @@
  * Pure: no JupyterLab imports (types only).
  */
 import type * as nbformat from '@jupyterlab/nbformat';
-import { joined as joinedText, sendableImages } from '../../wire/attachments';
-import { capSelection } from '../../wire/context';
+import { joined as joinedText } from '../../context/attachments';
+import { sendableImages } from '../../wire/images';
+import { capSelection } from '../../context/capped-text';
 import { isObject, type JsonObject } from '../../wire/json';
 
 /** What a tool reads of a cell: nbformat JSON plus its id. */

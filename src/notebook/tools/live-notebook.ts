@@ -9,7 +9,7 @@ import type * as nbformat from '@jupyterlab/nbformat';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { toolError } from '../../contracts/notebook-tools';
 import type { JsonObject } from '../../wire/json';
-import { textInRange } from '../../wire/context';
+import { textInRange } from '../../context/workspace';
 import { PROVENANCE_KEY, type Provenance } from '../cells';
 import type { ICellData } from './cell-summary';
 import type { DeletedNotebooks } from './deleted-notebooks';

@@ -4,18 +4,15 @@
  * fields that were sent).
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type {
-  AttachmentKind,
-  IAttachmentDraft,
-  IContextAttachment
-} from '../../wire/attachments';
+import type { AttachmentKind, IContextAttachment } from '../../wire/turn';
+import type { IAttachmentDraft } from '../../context/attachments';
+import { capSelection } from '../../context/capped-text';
 import {
-  capSelection,
   type ContextKind,
   type IWorkspaceSnapshot,
   placeOfMetadata,
   type SelectionPlace
-} from '../../wire/context';
+} from '../../context/workspace';
 import type { ITurnContext } from '../../wire/turn';
 
 /** One piece of context as a chip shows it. */

@@ -1,8 +1,8 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
-import { variablesAttachment } from '../../wire/attachments';
-import { CONTEXT_KINDS, type ContextKind } from '../../wire/context';
+import { variablesAttachment } from '../../context/attachments';
+import { CONTEXT_KINDS, type ContextKind } from '../../context/workspace';
 import { errorMessage } from '../../wire/json';
 import type {
   ComposerContext,

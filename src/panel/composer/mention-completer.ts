@@ -1,7 +1,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
-import type { IMentionItem } from '../../wire/mentions';
+import type { IMentionItem } from '../../context/mentions';
 
 /** Where the popup goes: under the caret, or above it when there is no room. */
 export interface ICaretBox {

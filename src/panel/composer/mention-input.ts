@@ -1,9 +1,9 @@
 import { Notification } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import type { IAttachmentDraft } from '../../wire/attachments';
+import type { IAttachmentDraft } from '../../context/attachments';
 import { errorMessage } from '../../wire/json';
-import { type IMentionItem, mentionAt } from '../../wire/mentions';
+import { type IMentionItem, mentionAt } from '../../context/mentions';
 import type {
   ComposerContext,
   ContextDrop

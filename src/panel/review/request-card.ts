@@ -4,7 +4,7 @@ import { translated } from '../../contracts/problems';
 import { expiryOf, isExpired } from '../../wire/interrupts';
 import { isObject } from '../../wire/json';
 import { validateJson } from '../../wire/json-schema';
-import type { InterruptResponse } from '../../wire/turn';
+import type { InterruptResponse } from '../../wire/types';
 import type {
   IInterruptCard,
   IInterruptRequest,

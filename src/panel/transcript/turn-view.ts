@@ -1,6 +1,6 @@
 import { Panel, Widget } from '@lumino/widgets';
 import type { ITurnEntry } from '../../model/conversation/chat-entries';
-import type { InterruptResponse } from '../../wire/turn';
+import type { InterruptResponse } from '../../wire/types';
 import type {
   Decision,
   IInterruptCard,

@@ -11,7 +11,7 @@ import {
   sizeWords,
   textAttachment
 } from './attachments';
-import { isObject } from './json';
+import { isObject } from '../wire/json';
 
 /** `@…` being typed: where it starts in the text and what follows the `@`. */
 export interface IMentionAt {

@@ -1,48 +1,17 @@
 /**
  * Context the user attaches to a message besides the workspace's: a cell's
  * outputs and errors, kernel variables, and files and cells by mention
- * (src/wire/mentions.ts) (docs/protocol.md §6.2,
+ * (src/context/mentions.ts) (docs/protocol.md §6.2,
  * the `attachments` field). Pure: no DOM, no JupyterLab imports; outputs are
  * read as nbformat JSON.
  */
-import { capSelection, type IDocumentRef } from './context';
-import { isObject } from './json';
-import type { ITurnContext } from './turn';
-
-/** What an attachment is; the agent is told in these words (docs/protocol.md §6.2). */
-export type AttachmentKind =
-  'error' | 'output' | 'image' | 'variables' | 'file' | 'notebook' | 'cell';
-
-export const ATTACHMENT_KINDS: readonly AttachmentKind[] = [
-  'error',
-  'output',
-  'image',
-  'variables',
-  'file',
-  'notebook',
-  'cell'
-];
+import { byteSize } from '../wire/images';
+import { isObject } from '../wire/json';
+import type { AttachmentKind, IContextAttachment } from '../wire/turn';
+import { capSelection } from './capped-text';
 
 /** The longest attachment text sent, as the server caps it (`ATTACHMENT_LIMIT`). */
 export const ATTACHMENT_LIMIT = 4000;
-
-/** An image an AG-UI endpoint that accepts images gets as a content part. */
-export interface IAttachedImage {
-  mimeType: string;
-  /** The bytes, base64 (as a notebook output holds them). */
-  data: string;
-}
-
-/** One attached piece of context, as it travels (docs/protocol.md §6.2). */
-export interface IContextAttachment {
-  kind: AttachmentKind;
-  /** Where it came from, in the user's words: "cell 3 of analysis.ipynb". */
-  source: string;
-  /** What the agent reads: capped at `ATTACHMENT_LIMIT` (a placeholder for an image). */
-  text: string;
-  /** An image's bytes: over AG-UI, and to this server's built-in agent (docs/protocol.md §16.7). */
-  image?: IAttachedImage;
-}
 
 /** An attachment with what its chip says about the cap. */
 export interface IAttachmentDraft {
@@ -98,13 +67,6 @@ export function htmlText(html: string): string {
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-}
-
-/** "12.3 KB": the decoded size of base64 `data`. */
-export function byteSize(data: string): number {
-  const clean = data.replace(/\s/g, '');
-  const padding = clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0;
-  return Math.max(0, Math.floor((clean.length * 3) / 4) - padding);
 }
 
 export function sizeWords(bytes: number): string {
@@ -207,92 +169,6 @@ export function sameAttachment(
   b: IContextAttachment
 ): boolean {
   return a.kind === b.kind && a.source === b.source && a.text === b.text;
-}
-
-/** Images a model may get with one message or one tool result (docs/protocol.md §16.7). */
-export const MAX_IMAGES = 4;
-/** The largest image sent, once decoded. */
-export const MAX_IMAGE_BYTES = 1024 * 1024;
-/** All the images of one request together: well within the server's 4 MiB body limit in base64. */
-export const MAX_IMAGES_BYTES = 2 * 1024 * 1024;
-
-/**
- * The images that go, in order: each at most `MAX_IMAGE_BYTES`, at most
- * `MAX_IMAGES` of them and `MAX_IMAGES_BYTES` in all; the others are left
- * to their text.
- */
-export function sendableImages<T extends { data: string }>(
-  images: readonly T[]
-): T[] {
-  const sent: T[] = [];
-  let total = 0;
-  for (const image of images) {
-    const size = byteSize(image.data);
-    if (
-      sent.length < MAX_IMAGES &&
-      size <= MAX_IMAGE_BYTES &&
-      total + size <= MAX_IMAGES_BYTES
-    ) {
-      sent.push(image);
-      total += size;
-    }
-  }
-  return sent;
-}
-
-/**
- * An attachment as the chunk wire carries it; an image's bytes only to this
- * server's built-in agent (docs/protocol.md §16.7). Type aliases, not
- * interfaces, so that it is JSON for the comm's messages.
- */
-type WireText = { kind: string; source: string; text: string };
-export type WireAttachment =
-  WireText | (WireText & { image: { mime_type: string; data: string } });
-
-/**
- * The context fields as the chunk wire and the comm carry them
- * (docs/protocol.md §6.2): the strings, and the attachments. Image bytes go
- * only where `withImages` says (this Jupyter server's routes, docs/protocol.md §16.7), capped;
- * the placeholder text says what there was either way.
- */
-export function chunkWireContext(
-  context: ITurnContext | undefined,
-  withImages = false
-): { [key: string]: string | WireAttachment[] } {
-  const fields: ReturnType<typeof chunkWireContext> = {};
-  for (const [key, value] of Object.entries(context ?? {})) {
-    if (typeof value === 'string') {
-      fields[key] = value;
-    }
-  }
-  const attachments = context?.attachments ?? [];
-  const sent = new Set(
-    withImages
-      ? sendableImages(attachments.flatMap(a => (a.image ? [a.image] : [])))
-      : []
-  );
-  if (attachments.length > 0) {
-    fields.attachments = attachments.map(({ kind, source, text, image }) =>
-      image && sent.has(image)
-        ? {
-            kind,
-            source,
-            text,
-            image: { mime_type: image.mimeType, data: image.data }
-          }
-        : { kind, source, text }
-    );
-  }
-  return fields;
-}
-
-/** "cell 3 of analysis.ipynb": where a cell's output comes from (cells counted from 1). */
-export function cellSource(
-  index: number,
-  document: IDocumentRef | null
-): string {
-  const name = document?.path ?? document?.title;
-  return name ? `cell ${index + 1} of ${name}` : `cell ${index + 1}`;
 }
 
 /** A variable as the kernel summarised it (docs/protocol.md §7.6): what a chip needs of it. */

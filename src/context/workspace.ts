@@ -1,6 +1,7 @@
 /**
- * What the workspace can tell the agent with a message, and how it goes on
- * the wire. Pure: no DOM, no JupyterLab imports.
+ * What the workspace can tell the agent with a message (the folder, the
+ * document, the selection), and how it goes in a turn's context. Pure: no
+ * DOM, no JupyterLab imports.
  *
  * The wire form is the LangStage HTTP convention (docs/protocol.md §6.2), which
  * the server extension and the kernel helper render as the trailing context
@@ -9,8 +10,9 @@
  * `lines_<a>-<b>` (1-based) for a file editor. The panel shows cells 1-based
  * ("cell 3" is index 2), as people count them.
  */
+import type { ITurnContext } from '../wire/turn';
 import type { IAttachmentDraft } from './attachments';
-import type { ITurnContext } from './turn';
+import { capSelection } from './capped-text';
 
 export type ContextKind = 'directory' | 'document' | 'selection';
 
@@ -28,9 +30,6 @@ export const DEFAULT_CONTEXT_DEFAULTS: ContextDefaults = {
   document: true,
   selection: true
 };
-
-/** The longest selection sent, as the server caps it (`SELECTION_LIMIT`). */
-export const SELECTION_LIMIT = 2000;
 
 /** The document the user is looking at. */
 export interface IDocumentRef {
@@ -69,6 +68,15 @@ export const EMPTY_SNAPSHOT: IWorkspaceSnapshot = {
   document: null,
   selection: null
 };
+
+/** "cell 3 of analysis.ipynb": where a cell's output comes from (cells counted from 1). */
+export function cellSource(
+  index: number,
+  document: IDocumentRef | null
+): string {
+  const name = document?.path ?? document?.title;
+  return name ? `cell ${index + 1} of ${name}` : `cell ${index + 1}`;
+}
 
 /** A position in an editor: 0-based line and column (CodeEditor's form). */
 export interface IEditorPosition {
@@ -144,41 +152,6 @@ export function editorSelection(
   };
 }
 
-export interface ICappedText {
-  /** What is sent: at most `limit` characters, ending with a note if cut. */
-  text: string;
-  /** Characters of the original kept. */
-  kept: number;
-  /** Characters of the original. */
-  total: number;
-}
-
-/**
- * `text` cut to `limit` characters, the cut said at the end the way the
- * server says it (`… (truncated, N more characters)`), so the agent knows.
- * The note fits inside the limit: the server never cuts again.
- */
-export function capSelection(
-  text: string,
-  limit: number = SELECTION_LIMIT
-): ICappedText {
-  const total = text.length;
-  if (total <= limit) {
-    return { text, kept: total, total };
-  }
-  const note = (hidden: number) => `\n… (truncated, ${hidden} more characters)`;
-  let kept = limit;
-  // The note's length depends on the number it holds: settle it twice.
-  for (let i = 0; i < 2; i++) {
-    kept = limit - note(total - kept).length;
-  }
-  // Never split a surrogate pair.
-  if (isHighSurrogate(text.charCodeAt(kept - 1))) {
-    kept -= 1;
-  }
-  return { text: text.slice(0, kept) + note(total - kept), kept, total };
-}
-
 /** The `selection_metadata` value for a place. */
 export function selectionMetadata(place: SelectionPlace): string {
   if (place.kind === 'cell') {
@@ -245,9 +218,4 @@ export function turnContextOf(
     context.selection_metadata = selectionMetadata(selection.place);
   }
   return Object.keys(context).length > 0 ? context : null;
-}
-
-/** Whether `code` (a UTF-16 code unit) opens a surrogate pair. */
-export function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
 }
