@@ -6,9 +6,9 @@
  * transports against a scripted server and kernel helper.
  */
 import { ChatModel, type ITurnEntry } from '../model/conversation/chat-model';
-import { KernelCommTransport } from '../transport/comm';
-import { ChunkWireHttpTransport } from '../transport/http';
-import { KernelBinding } from '../transport/kernel-binding';
+import { KernelCommTransport } from '../transport/comm/comm';
+import { ChunkWireHttpTransport } from '../transport/http/http';
+import { KernelBinding } from '../transport/comm/kernel-binding';
 import type { IInterruptCard } from '../wire/types';
 import { resumeAnswers } from '../wire/turn';
 import { trans } from './fake-transport';

@@ -18,7 +18,7 @@ import type {
   TransportFactory
 } from '../contracts/extension-points';
 import type { IAgentPanel } from './agent-panel';
-import type { IConnectionProbe } from '../transport/probe';
+import type { IConnectionProbe } from '../transport/http/probe';
 import type { IAgentTransport } from '../contracts/transport';
 import { errorMessage } from '../wire/json';
 import type { IActionRequest } from '../wire/types';

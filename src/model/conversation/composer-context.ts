@@ -3,7 +3,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { type IAttachmentDraft, sameAttachment } from '../../wire/attachments';
 import type { IMentionItem } from '../../wire/mentions';
 import type { ITurnContext } from '../../wire/turn';
-import type { IKernelVariable } from '../../transport/kernel-variables';
+import type { IKernelVariable } from '../../transport/comm/kernel-variables';
 import {
   type ContextDefaults,
   type ContextKind,

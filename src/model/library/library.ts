@@ -17,9 +17,9 @@ import type {
   ConversationStatus,
   IConversationStore,
   IConversationSummary
-} from '../../transport/conversation-store';
-import { StoreUnavailableError } from '../../transport/conversation-store';
-import type { IAgentThreads } from '../../transport/agent-threads';
+} from '../../transport/server/conversation-store';
+import { StoreUnavailableError } from '../../transport/server/conversation-store';
+import type { IAgentThreads } from '../../transport/server/agent-threads';
 import type { IEndpointSettings } from '../../contracts/settings';
 import { errorMessage } from '../../wire/json';
 import type { AgentPanelService, ICurrentChange } from '../agent-panel-service';

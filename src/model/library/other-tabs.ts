@@ -11,7 +11,7 @@ import { Poll } from '@lumino/polling';
 import type {
   IConversationStore,
   IStoredConversation
-} from '../../transport/conversation-store';
+} from '../../transport/server/conversation-store';
 import type { ConversationSaver } from '../persistence/saver';
 import { readConversation } from '../persistence/reading';
 import type { ConversationSession } from './session';

@@ -12,7 +12,7 @@ import type {
   ChatStatus
 } from '../conversation/chat-model';
 import { MessageQueue } from '../conversation/message-queue';
-import type { ConversationStatus } from '../../transport/conversation-store';
+import type { ConversationStatus } from '../../transport/server/conversation-store';
 
 /** A conversation id: what the store accepts (`[A-Za-z0-9_-]{1,64}`). */
 export const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -6,11 +6,11 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import type { IEndpointSettings } from '../contracts/settings';
-import { isObject } from '../wire/json';
-import { resolveEndpoint } from './endpoint';
+import type { IEndpointSettings } from '../../contracts/settings';
+import { isObject } from '../../wire/json';
+import { resolveEndpoint } from '../endpoint';
 import { answerError, finiteNumber, jsonAnswer } from './json-answer';
-import type { FetchLike } from './types';
+import type { FetchLike } from '../types';
 
 /** What a deployment says of a thread: `interrupted` when a review waits. */
 export type AgentThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';

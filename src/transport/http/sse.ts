@@ -4,8 +4,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { createParser } from 'eventsource-parser';
-import { bundleOrDefault } from './defaults';
-import { nextTask } from './next-task';
+import { bundleOrDefault } from '../defaults';
+import { nextTask } from '../next-task';
 
 /** What `Response.body` offers; fakes in tests need only this much. */
 export interface IByteStream {

@@ -6,10 +6,10 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { type JSONObject, PromiseDelegate, UUID } from '@lumino/coreutils';
 import { type ISignal, Signal } from '@lumino/signaling';
-import { chunkWireContext } from '../wire/attachments';
-import { decodeFrame } from '../wire/frames';
-import { failure } from '../wire/problem';
-import { errorMessage } from '../wire/json';
+import { chunkWireContext } from '../../wire/attachments';
+import { decodeFrame } from '../../wire/frames';
+import { failure } from '../../wire/problem';
+import { errorMessage } from '../../wire/json';
 import {
   AgentChannel,
   ChannelError,
@@ -18,10 +18,10 @@ import {
   type IHello,
   type TurnMessage
 } from './agent-channel';
-import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
-import { translated } from './frame-output';
-import { IdleWatch } from './idle-watch';
-import { type ChunkWireRequest, refusedTurn } from './turn-set';
+import { bundleOrDefault, CANCEL_GRACE_MS } from '../defaults';
+import { translated } from '../frame-output';
+import { IdleWatch } from '../idle-watch';
+import { type ChunkWireRequest, refusedTurn } from '../turn-set';
 import {
   lastRestartOf,
   type BindingChange,
@@ -31,7 +31,7 @@ import type {
   IAgentTransport,
   IHealthReport,
   IThreadRef
-} from '../contracts/transport';
+} from '../../contracts/transport';
 import {
   forkKeys,
   resumeAnswers,
@@ -40,7 +40,7 @@ import {
   type TurnRefusal,
   type TurnRequest,
   turnRefusal
-} from '../wire/turn';
+} from '../../wire/turn';
 
 /** Sent in the open data; keep in step with package.json (a test checks). */
 export const CLIENT = 'jupyterlab-agent-panel@0.1.0';

@@ -7,31 +7,31 @@
  */
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { parseEvent } from '../agui/events';
-import { type IRunInput, runInput } from '../agui/request';
+import { parseEvent } from '../../agui/events';
+import { type IRunInput, runInput } from '../../agui/request';
 import {
   AguiThread,
   historyForkProblem,
   memoryBefore,
   REGENERATE_PROBLEM
-} from '../agui/thread';
-import { translated } from '../contracts/problems';
-import { AguiRunMapper, cancelledByUser } from '../agui/to-chunk-frames';
-import type { IEndpointSettings } from '../contracts/settings';
-import type { IAgentTransport, IHealthReport } from '../contracts/transport';
-import { isObject, type JsonObject } from '../wire/json';
+} from '../../agui/thread';
+import { translated } from '../../contracts/problems';
+import { AguiRunMapper, cancelledByUser } from '../../agui/to-chunk-frames';
+import type { IEndpointSettings } from '../../contracts/settings';
+import type { IAgentTransport, IHealthReport } from '../../contracts/transport';
+import { isObject, type JsonObject } from '../../wire/json';
 import type {
   HistoryMode,
   ITurnHandle,
   ITurnSink,
   TurnRequest
-} from '../wire/turn';
-import { bundleOrDefault } from './defaults';
-import { httpEndpoint, type IHttpEndpoint } from './endpoint';
-import { type ISourceOutput, sinkOutput } from './frame-output';
-import { fetchHealth, readAguiHealth } from './http-answer';
-import { SseTurn } from './sse-turn';
-import { TurnSet } from './turn-set';
+} from '../../wire/turn';
+import { bundleOrDefault } from '../defaults';
+import { httpEndpoint, type IHttpEndpoint } from '../endpoint';
+import { type ISourceOutput, sinkOutput } from '../frame-output';
+import { fetchHealth, readAguiHealth } from '../http/http-answer';
+import { SseTurn } from '../http/sse-turn';
+import { TurnSet } from '../turn-set';
 
 /** `url` is the AG-UI endpoint: runs are POSTed to it, health is a GET of it. */
 /** AG-UI sends images by the agent's declared capabilities, not by where it is. */

@@ -12,24 +12,24 @@ import {
   historyForkProblem,
   memoryBefore,
   REGENERATE_PROBLEM
-} from '../agui/thread';
-import { translated } from '../contracts/problems';
-import type { IEndpointSettings } from '../contracts/settings';
-import type { JsonObject } from '../wire/json';
+} from '../../agui/thread';
+import { translated } from '../../contracts/problems';
+import type { IEndpointSettings } from '../../contracts/settings';
+import type { JsonObject } from '../../wire/json';
 import type {
   IAgentTransport,
   IForeignRun,
   IHealthReport
-} from '../contracts/transport';
+} from '../../contracts/transport';
 import type {
   HistoryMode,
   ITurnHandle,
   ITurnSink,
   TurnRequest
-} from '../wire/turn';
+} from '../../wire/turn';
 import { ChanxConnection, type SocketFactory } from './chanx';
-import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
-import { endpointTimeouts, type IEndpointTimeouts } from './endpoint';
+import { bundleOrDefault, CANCEL_GRACE_MS } from '../defaults';
+import { endpointTimeouts, type IEndpointTimeouts } from '../endpoint';
 import { ThreadChannel } from './thread-channel';
 import { WsTurn, type IWsTurnOptions } from './ws-turn';
 
