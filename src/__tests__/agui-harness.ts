@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'util';
 import { parseEvent, type IAguiEvent } from '../agui/events';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
-import { readSse } from '../transport/sse';
+import { readSse } from '../transport/http/sse';
 import { decodeFrame } from '../wire/frames';
 import type { WireFrame } from '../wire/frame-types';
 import type { JsonObject } from '../wire/json';

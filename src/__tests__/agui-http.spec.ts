@@ -2,7 +2,7 @@
  * The AG-UI HTTP transport against a scripted fetch: the request it sends,
  * how it reads and ends a stream, Stop, failures naming the endpoint, health.
  */
-import { AguiHttpTransport } from '../transport/agui-http';
+import { AguiHttpTransport } from '../transport/agui/agui-http';
 import type { FetchLike } from '../transport/types';
 import type { TurnRequest } from '../wire/turn';
 import { BUILT_IN_ENDPOINTS, parseSettings } from '../contracts/settings';

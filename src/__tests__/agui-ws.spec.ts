@@ -4,8 +4,8 @@
  * reconnect, and following a run another client started.
  */
 import { Gettext, nullTranslator } from '@jupyterlab/translation';
-import type { IWebSocketLike } from '../transport/chanx';
-import { AguiWsTransport } from '../transport/agui-ws';
+import type { IWebSocketLike } from '../transport/agui/chanx';
+import { AguiWsTransport } from '../transport/agui/agui-ws';
 import type { TurnRequest } from '../wire/turn';
 import type { TurnReducer } from '../wire/reduce';
 import { reducingSink } from './agui-harness';

@@ -29,7 +29,7 @@ import {
   ContentsReader,
   LISTING_FRESH_MS,
   READ_LIMIT
-} from '../transport/contents-reader';
+} from '../transport/server/contents-reader';
 import { ATTACHMENT_LIMIT } from '../context/attachments';
 import { chunkWireContext } from '../wire/turn';
 import {

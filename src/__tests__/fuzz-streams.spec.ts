@@ -24,7 +24,7 @@ import * as path from 'path';
 import { parseEvent } from '../agui/events';
 import { AguiThread } from '../agui/thread';
 import { AguiRunMapper } from '../agui/to-chunk-frames';
-import { readSse } from '../transport/sse';
+import { readSse } from '../transport/http/sse';
 import { decodeFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 import {

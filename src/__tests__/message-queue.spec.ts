@@ -7,7 +7,7 @@ import { ChatModel } from '../model/conversation/chat-model';
 import { MessageQueue } from '../model/conversation/message-queue';
 import { readQueue } from '../model/persistence/queue-persistence';
 import { readConversation } from '../model/persistence/reading';
-import type { IStoredConversation } from '../transport/conversation-store';
+import type { IStoredConversation } from '../transport/server/conversation-store';
 import type { ITurnContext } from '../wire/turn';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 

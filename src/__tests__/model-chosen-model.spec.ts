@@ -11,7 +11,7 @@ import { ModelOffers } from '../model/connection/model-offers';
 import { ChatModel } from '../model/conversation/chat-model';
 import { ConversationLibrary } from '../model/library/library';
 import { readSnapshot, snapshotOf } from '../model/persistence/persistence';
-import type { IConnectionProbe } from '../transport/probe';
+import type { IConnectionProbe } from '../transport/http/probe';
 import {
   complete,
   FakeModelsTransport,

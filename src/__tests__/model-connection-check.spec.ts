@@ -1,6 +1,6 @@
 /**
  * "Test connection": each failure a user can meet gets its own verdict and
- * words, through the real probe (`transport/probe.ts`) over a fake network.
+ * words, through the real probe (`transport/http/probe.ts`) over a fake network.
  */
 import { ServerConnection } from '@jupyterlab/services';
 import {
@@ -18,7 +18,7 @@ import {
   createConnectionProbe,
   probeFromServer,
   type ServerProbeResult
-} from '../transport/probe';
+} from '../transport/http/probe';
 import type { FetchLike } from '../transport/types';
 import type { IAgentTransport } from '../contracts/transport';
 import { FakeTransport, trans } from './fake-transport';

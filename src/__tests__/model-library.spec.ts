@@ -20,7 +20,7 @@ import type {
   IAgentThread,
   IAgentThreads,
   IThreadHistory
-} from '../transport/agent-threads';
+} from '../transport/server/agent-threads';
 import type { ITextBlock } from '../wire/types';
 import { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 import {

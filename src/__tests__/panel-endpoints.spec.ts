@@ -17,7 +17,7 @@ import {
   parseSettings,
   type IEndpointSettings
 } from '../contracts/settings';
-import type { IConnectionProbe } from '../transport/probe';
+import type { IConnectionProbe } from '../transport/http/probe';
 import { FakeConversationStore, MemoryState } from './store-fakes';
 import {
   afterFrame,

@@ -18,7 +18,7 @@ import type { ITurnViewContext } from '../panel/transcript/turn-view';
 
 import type { AgentPanelService } from '../model/agent-panel-service';
 import { ConversationLibrary } from '../model/library/library';
-import type { IConversationStore } from '../transport/conversation-store';
+import type { IConversationStore } from '../transport/server/conversation-store';
 import { FakeConversationStore } from './store-fakes';
 import { trans as bundle } from './fake-transport';
 export { chunk, complete, FakeTransport, frame, trans } from './fake-transport';

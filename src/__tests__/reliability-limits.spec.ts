@@ -10,8 +10,8 @@ import { ConversationSession } from '../model/conversation/session';
 import { readConversation } from '../model/persistence/reading';
 import { ConversationSaver, unloadKey } from '../model/persistence/saver';
 import { ReviewCardView } from '../panel/review/review-card';
-import { ChunkWireHttpTransport } from '../transport/http';
-import { MAX_EVENT_CHARS, readSse } from '../transport/sse';
+import { ChunkWireHttpTransport } from '../transport/http/http';
+import { MAX_EVENT_CHARS, readSse } from '../transport/http/sse';
 import type { ITurnSink, TurnRefusal } from '../wire/turn';
 import { TurnReducer } from '../wire/reduce';
 import {

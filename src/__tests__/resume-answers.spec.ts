@@ -7,9 +7,9 @@
  */
 import { ChatModel } from '../model/conversation/chat-model';
 import type { ITurnEntry } from '../model/conversation/chat-entries';
-import { KernelCommTransport } from '../transport/comm';
-import { ChunkWireHttpTransport } from '../transport/http';
-import { KernelBinding } from '../transport/kernel-binding';
+import { KernelCommTransport } from '../transport/comm/comm';
+import { ChunkWireHttpTransport } from '../transport/http/http';
+import { KernelBinding } from '../transport/comm/kernel-binding';
 import type { IInterruptCard } from '../wire/types';
 import { resumeAnswers } from '../wire/turn';
 import { trans } from './fake-transport';

@@ -4,8 +4,8 @@ import type {
   IConversationSummary,
   IConversationUpdate,
   IStoredConversation
-} from '../transport/conversation-store';
-import { StoreUnavailableError } from '../transport/conversation-store';
+} from '../transport/server/conversation-store';
+import { StoreUnavailableError } from '../transport/server/conversation-store';
 import type { IStateStore } from '../model/persistence/persistence';
 import type { JsonObject } from '../wire/json';
 

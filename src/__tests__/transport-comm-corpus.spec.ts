@@ -4,8 +4,8 @@
  * "frame": <line>}`, then `turn_end`, through the comm transport into the
  * reducer; the result must match `expected.json` exactly as over SSE.
  */
-import { KernelCommTransport } from '../transport/comm';
-import { KernelBinding } from '../transport/kernel-binding';
+import { KernelCommTransport } from '../transport/comm/comm';
+import { KernelBinding } from '../transport/comm/kernel-binding';
 import type { WireFrame } from '../wire/frame-types';
 import { TurnReducer } from '../wire/reduce';
 import {

@@ -11,7 +11,7 @@ import type {
   IBindableNotebook,
   ICommKernel,
   INotebookSource
-} from '../transport/kernel-binding';
+} from '../transport/comm/kernel-binding';
 
 /** A signal that counts its connected slots (a leak shows as a count > 0). */
 export class TrackedSignal<T, U> extends Signal<T, U> {

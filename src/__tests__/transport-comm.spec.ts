@@ -7,8 +7,8 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { PromiseDelegate } from '@lumino/coreutils';
 
-import { CLIENT, KernelCommTransport } from '../transport/comm';
-import { KernelBinding } from '../transport/kernel-binding';
+import { CLIENT, KernelCommTransport } from '../transport/comm/comm';
+import { KernelBinding } from '../transport/comm/kernel-binding';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
 import type { WireFrame } from '../wire/frame-types';
 import type { JsonObject } from '../wire/json';

@@ -8,9 +8,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { runInput } from '../agui/request';
 import { AguiThread } from '../agui/thread';
-import { KernelCommTransport } from '../transport/comm';
-import { ChunkWireHttpTransport } from '../transport/http';
-import { KernelBinding } from '../transport/kernel-binding';
+import { KernelCommTransport } from '../transport/comm/comm';
+import { ChunkWireHttpTransport } from '../transport/http/http';
+import { KernelBinding } from '../transport/comm/kernel-binding';
 import type { ITurnContext, ITurnSink, TurnRequest } from '../wire/turn';
 import {
   FakeAgentHelper,

@@ -5,13 +5,13 @@
  */
 import type { ServerConnection } from '@jupyterlab/services';
 import { parseSettings } from '../contracts/settings';
-import { serverAgentThreads } from '../transport/agent-threads';
+import { serverAgentThreads } from '../transport/server/agent-threads';
 import {
   BODY_SLICE_CHARS,
   ConversationStoreClient,
   requestBody,
   StoreUnavailableError
-} from '../transport/conversation-store';
+} from '../transport/server/conversation-store';
 
 /** What a Blob holds, as text (jsdom's Blob has no `text()`). */
 function blobText(blob: Blob): Promise<string> {

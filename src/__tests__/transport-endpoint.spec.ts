@@ -3,10 +3,10 @@
  * `/user/ada/`, and which credentials go with the requests to it.
  */
 import { ServerConnection } from '@jupyterlab/services';
-import { aguiHttpTransportFactory } from '../transport/agui-http';
-import { aguiWsTransportFactory } from '../transport/agui-ws';
+import { aguiHttpTransportFactory } from '../transport/agui/agui-http';
+import { aguiWsTransportFactory } from '../transport/agui/agui-ws';
 import { makeEndpointFetch, resolveEndpoint } from '../transport/endpoint';
-import { httpTransportFactory } from '../transport/http';
+import { httpTransportFactory } from '../transport/http/http';
 import {
   DEFAULT_ENDPOINT,
   type IEndpointSettings

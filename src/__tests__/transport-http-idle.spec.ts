@@ -2,8 +2,8 @@
  * The HTTP idle timeout: each frame starts it again (the timer is not
  * re-armed per frame, only checked when due), and a quiet stream fails.
  */
-import { ChunkWireHttpTransport } from '../transport/http';
-import type { IByteStream } from '../transport/sse';
+import { ChunkWireHttpTransport } from '../transport/http/http';
+import type { IByteStream } from '../transport/http/sse';
 import type { ITurnSink } from '../wire/turn';
 
 const IDLE_MS = 300;

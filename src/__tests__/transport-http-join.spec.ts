@@ -6,7 +6,7 @@
  */
 import type { WireFrame } from '../wire/frame-types';
 import type { ITurnSink } from '../wire/turn';
-import { ChunkWireHttpTransport } from '../transport/http';
+import { ChunkWireHttpTransport } from '../transport/http/http';
 import type { FetchLike } from '../transport/types';
 import { response, ScriptedBody } from './http-fakes';
 

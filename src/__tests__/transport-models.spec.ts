@@ -5,7 +5,7 @@
  * `model`, and the conversation's model in the `chat` and `resume` bodies.
  */
 import { NO_MODEL_CHOICE } from '../contracts/models';
-import { ChunkWireHttpTransport } from '../transport/http';
+import { ChunkWireHttpTransport } from '../transport/http/http';
 import type { ITurnSink, TurnRequest } from '../wire/turn';
 import { trans } from './fake-transport';
 import { response } from './http-fakes';

@@ -5,13 +5,13 @@
  * health report and the health monitor, which says when they change.
  */
 import { HealthMonitor } from '../model/connection/health-monitor';
-import { ChunkWireHttpTransport } from '../transport/http';
+import { ChunkWireHttpTransport } from '../transport/http/http';
 import {
   MAX_PROMPT_LENGTH,
   MAX_PROMPTS,
   readChunkWireHealth,
   readPrompts
-} from '../transport/http-answer';
+} from '../transport/http/http-answer';
 import type { IHealthReport } from '../contracts/transport';
 import { trans } from './fake-transport';
 import { response } from './http-fakes';

@@ -8,7 +8,7 @@ import {
   MAX_REORDER,
   RunSequencer,
   type SequencerStep
-} from '../transport/run-sequencer';
+} from '../transport/agui/run-sequencer';
 
 const started = (runId: string): IAguiEvent => ({
   type: 'RUN_STARTED',

@@ -1,5 +1,5 @@
 /**
- * The HTTP-SSE turn both HTTP transports run on (`transport/sse-turn.ts`),
+ * The HTTP-SSE turn both HTTP transports run on (`transport/http/sse-turn.ts`),
  * on its own: the request, how each failure is worded and through the
  * translator, the idle watch, deadlines and abort.
  */
@@ -8,9 +8,9 @@ import {
   nullTranslator,
   type TranslationBundle
 } from '@jupyterlab/translation';
-import { AguiHttpTransport } from '../transport/agui-http';
-import { ChunkWireHttpTransport } from '../transport/http';
-import { SseTurn, type ISseTurnOptions } from '../transport/sse-turn';
+import { AguiHttpTransport } from '../transport/agui/agui-http';
+import { ChunkWireHttpTransport } from '../transport/http/http';
+import { SseTurn, type ISseTurnOptions } from '../transport/http/sse-turn';
 import type { FetchLike } from '../transport/types';
 import { response, ScriptedBody } from './http-fakes';
 

@@ -1,6 +1,10 @@
 import { ReadableStream } from 'stream/web';
 
-import { READ_SLICE_MS, readSse, type IByteReader } from '../transport/sse';
+import {
+  READ_SLICE_MS,
+  readSse,
+  type IByteReader
+} from '../transport/http/sse';
 import { fakeBody, toBytes } from './wire-harness';
 
 async function collect(...reads: string[]): Promise<string[]> {

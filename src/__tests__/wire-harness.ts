@@ -9,7 +9,7 @@ import * as path from 'path';
 import { buildResume } from '../wire/decisions';
 import { TurnReducer } from '../wire/reduce';
 import type { Decision, IInterruptCard, ITurnState } from '../wire/types';
-import { readSse, type IByteStream } from '../transport/sse';
+import { readSse, type IByteStream } from '../transport/http/sse';
 import { reduceFrames } from '../wire/replay';
 
 export { reduceFrames };

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 
-import { readSse } from '../transport/sse';
+import { readSse } from '../transport/http/sse';
 import { decodeFrame } from '../wire/frames';
 import { TurnReducer } from '../wire/reduce';
 import { STREAM_ENDED_UNEXPECTEDLY, type Outcome } from '../wire/types';

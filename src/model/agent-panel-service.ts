@@ -17,7 +17,7 @@ import type {
   TransportFactory
 } from '../contracts/extension-points';
 import type { IAgentPanel } from './agent-panel';
-import type { IConnectionProbe } from '../transport/probe';
+import type { IConnectionProbe } from '../transport/http/probe';
 import type { IActionRequest } from '../wire/types';
 import type { ChatModel } from './conversation/chat-model';
 import type { IBranchMove } from './conversation/branch-moves';

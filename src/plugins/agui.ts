@@ -25,8 +25,8 @@ export const aguiPlugin: JupyterFrontEndPlugin<void> = {
     // Loaded with the panel, which picks the transport up whenever it is registered.
     whenPanelLoads(panel, 'the AG-UI transport', async () => {
       const [http, ws] = await Promise.all([
-        import('../transport/agui-http'),
-        import('../transport/agui-ws')
+        import('../transport/agui/agui-http'),
+        import('../transport/agui/agui-ws')
       ]);
       const overHttp = http.aguiHttpTransportFactory(
         app.serviceManager.serverSettings,

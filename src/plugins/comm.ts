@@ -25,8 +25,8 @@ export const commPlugin: JupyterFrontEndPlugin<void> = {
     // Loaded with the panel, which picks the transport up whenever it is registered.
     whenPanelLoads(panel, 'the comm transport', async () => {
       const [{ KernelCommTransport }, { KernelBinding }] = await Promise.all([
-        import('../transport/comm'),
-        import('../transport/kernel-binding')
+        import('../transport/comm/comm'),
+        import('../transport/comm/kernel-binding')
       ]);
       panel.registerTransport(
         'comm',

@@ -85,7 +85,7 @@ function kernelVariables(
         throw new Error(trans.__('This notebook has no kernel running.'));
       }
       const { requestVariables } =
-        await import('../transport/kernel-variables');
+        await import('../transport/comm/kernel-variables');
       const answer = await requestVariables(kernel, trans);
       return { source: panel.context.path, ...answer };
     }

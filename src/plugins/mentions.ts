@@ -3,7 +3,7 @@ import type { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import type { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IMentionSource } from '../model/conversation/composer-context';
-import type { ContentsReader } from '../transport/contents-reader';
+import type { ContentsReader } from '../transport/server/contents-reader';
 import {
   cellMentions,
   fileMentions,
@@ -27,7 +27,7 @@ export function mentionSource(
   // One reader, made on first use: it answers a folder typed into again.
   let made: Promise<ContentsReader> | null = null;
   const reader = () =>
-    (made ??= import('../transport/contents-reader').then(
+    (made ??= import('../transport/server/contents-reader').then(
       ({ ContentsReader }) =>
         new ContentsReader(app.serviceManager.contents, trans)
     ));

@@ -19,10 +19,10 @@ import {
   idle,
   warmUpRenderers
 } from '../panel/common/agent-rendermime';
-import { serverAgentThreads } from '../transport/agent-threads';
-import { ContentsReader } from '../transport/contents-reader';
-import { serverConversationStore } from '../transport/conversation-store';
-import { httpTransportFactory } from '../transport/http';
+import { serverAgentThreads } from '../transport/server/agent-threads';
+import { ContentsReader } from '../transport/server/contents-reader';
+import { serverConversationStore } from '../transport/server/conversation-store';
+import { httpTransportFactory } from '../transport/http/http';
 
 export interface IPanelViewOptions {
   app: JupyterFrontEnd;

@@ -59,7 +59,7 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     const serverSettings = app.serviceManager.serverSettings;
     const service = new AgentPanelService(new ChatModel(undefined, trans), {
       loadProbe: async () =>
-        (await import('../transport/probe')).createConnectionProbe({
+        (await import('../transport/http/probe')).createConnectionProbe({
           serverSettings,
           trans
         }),

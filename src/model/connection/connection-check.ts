@@ -12,7 +12,7 @@ import type { IEndpointSettings } from '../../contracts/settings';
 import type {
   IConnectionProbe,
   ServerProbeResult
-} from '../../transport/probe';
+} from '../../transport/http/probe';
 import type { IAgentTransport, IHealthReport } from '../../contracts/transport';
 import { errorMessage } from '../../wire/json';
 import {

@@ -11,12 +11,12 @@ import {
   plainText,
   readAguiHealth,
   readChunkWireHealth
-} from '../../transport/http-answer';
+} from '../../transport/http/http-answer';
 import type {
   BrowserObservation,
   IHttpTarget,
   ServerProbeResult
-} from '../../transport/probe';
+} from '../../transport/http/probe';
 
 export type ConnectionVerdict =
   | 'ok'

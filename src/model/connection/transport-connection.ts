@@ -14,7 +14,7 @@ import {
   TransportKind
 } from '../../contracts/settings';
 import type { IAgentTransport } from '../../contracts/transport';
-import type { IConnectionProbe } from '../../transport/probe';
+import type { IConnectionProbe } from '../../transport/http/probe';
 import { errorMessage } from '../../wire/json';
 import type { IConnectionReport } from './connection-check';
 import { HealthMonitor } from './health-monitor';

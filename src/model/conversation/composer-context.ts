@@ -6,7 +6,7 @@ import {
 } from '../../context/attachments';
 import type { IMentionItem } from '../../context/mentions';
 import type { ITurnContext } from '../../wire/turn';
-import type { IKernelVariable } from '../../transport/kernel-variables';
+import type { IKernelVariable } from '../../transport/comm/kernel-variables';
 import {
   type ContextDefaults,
   type ContextKind,

@@ -10,7 +10,7 @@ import type { ChatModel } from './chat-model';
 import type { ChatEntry } from './chat-entries';
 import type { ChatStatus } from './chat-status';
 import { MessageQueue } from './message-queue';
-import type { ConversationStatus } from '../../transport/conversation-store';
+import type { ConversationStatus } from '../../transport/server/conversation-store';
 
 /** A conversation id: what the store accepts (`[A-Za-z0-9_-]{1,64}`). */
 export const CONVERSATION_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -10,12 +10,12 @@ import type { IEndpointSettings } from '../../contracts/settings';
 import type {
   ConversationStatus,
   IConversationSummary
-} from '../../transport/conversation-store';
+} from '../../transport/server/conversation-store';
 import type {
   IAgentThread,
   IAgentThreads,
   IThreadHistory
-} from '../../transport/agent-threads';
+} from '../../transport/server/agent-threads';
 import { errorMessage } from '../../wire/json';
 import { reduceFrames } from '../../wire/replay';
 import type { ChatEntry } from '../conversation/chat-entries';

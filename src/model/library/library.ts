@@ -17,12 +17,12 @@ import type {
   IEndpointSettings,
   IPanelSettings
 } from '../../contracts/settings';
-import type { IAgentThreads } from '../../transport/agent-threads';
+import type { IAgentThreads } from '../../transport/server/agent-threads';
 import type {
   IConversationStore,
   IConversationSummary
-} from '../../transport/conversation-store';
-import { StoreUnavailableError } from '../../transport/conversation-store';
+} from '../../transport/server/conversation-store';
+import { StoreUnavailableError } from '../../transport/server/conversation-store';
 import { errorMessage } from '../../wire/json';
 import { ChatModel } from '../conversation/chat-model';
 import type { ClientToolRegistry } from '../conversation/client-tools';

@@ -5,7 +5,7 @@
 import type {
   ConversationStatus,
   IConversationSummary
-} from '../../transport/conversation-store';
+} from '../../transport/server/conversation-store';
 import {
   type ConversationSession,
   storedStatus

@@ -5,7 +5,7 @@
  */
 import type { IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
-import type { IConversationStore } from '../../transport/conversation-store';
+import type { IConversationStore } from '../../transport/server/conversation-store';
 import type { ChatModel } from '../conversation/chat-model';
 import type { ConversationSession } from '../conversation/session';
 import { ConversationSaver, type ISaverOptions } from '../persistence/saver';

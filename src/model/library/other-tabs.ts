@@ -11,7 +11,7 @@ import { Poll } from '@lumino/polling';
 import type {
   IConversationStore,
   IStoredConversation
-} from '../../transport/conversation-store';
+} from '../../transport/server/conversation-store';
 import { readConversation } from '../persistence/reading';
 import type { ConversationSession } from '../conversation/session';
 import type { ILiveConversation } from './live-sessions';

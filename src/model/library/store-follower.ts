@@ -10,7 +10,7 @@ import type { IDisposable } from '@lumino/disposable';
 import type {
   IConversationStore,
   IStoredConversation
-} from '../../transport/conversation-store';
+} from '../../transport/server/conversation-store';
 
 /** Why a stored conversation is shown: it still runs, it ended, or its tab went away. */
 export type FollowedState = 'running' | 'ended' | 'abandoned';

@@ -3,7 +3,7 @@
  * tab's unload copy (the newer of the two wins), or once, the snapshot the
  * panel kept in `IStateDB` before the store (then removed from there).
  */
-import type { IStoredConversation } from '../../transport/conversation-store';
+import type { IStoredConversation } from '../../transport/server/conversation-store';
 import { errorMessage, isObject } from '../../wire/json';
 import type { IChatRestore } from '../conversation/chat-model';
 import type { IQueuedMessage } from '../conversation/message-queue';

@@ -4,8 +4,8 @@ import type {
   ConversationStatus,
   IConversationStore,
   IConversationUpdate
-} from '../../transport/conversation-store';
-import { StoreUnavailableError } from '../../transport/conversation-store';
+} from '../../transport/server/conversation-store';
+import { StoreUnavailableError } from '../../transport/server/conversation-store';
 import type { JsonObject } from '../../wire/json';
 import type { ChatModel } from '../conversation/chat-model';
 import type { IBranchMove } from '../conversation/branch-moves';

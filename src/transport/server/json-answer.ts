@@ -2,7 +2,7 @@
  * Reading the JSON answers of this server's agent-panel routes: their
  * errors are `{"message", "reason"}` (docs/protocol.md §6.3).
  */
-import { isObject } from '../wire/json';
+import { isObject } from '../../wire/json';
 
 export interface IJsonAnswer {
   /** The parsed body; undefined when it is not JSON, null when empty. */

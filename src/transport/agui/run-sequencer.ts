@@ -5,7 +5,7 @@
  * in order. Pure: events go in, the steps to take come out, in order; what a
  * step does is the run router's business.
  */
-import { stringField, type IAguiEvent } from '../agui/events';
+import { stringField, type IAguiEvent } from '../../agui/events';
 
 /** Out-of-order events kept while waiting for a missing `seq`. */
 export const MAX_REORDER = 64;

@@ -6,12 +6,12 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import { isModelId } from '../contracts/models';
-import { isHighSurrogate } from '../context/capped-text';
-import { isObject, type JsonObject } from '../wire/json';
+import { isModelId } from '../../contracts/models';
+import { isHighSurrogate } from '../../context/capped-text';
+import { isObject, type JsonObject } from '../../wire/json';
 import { answerError, finiteNumber, jsonAnswer } from './json-answer';
-import { nextTask } from './next-task';
-import type { FetchLike } from './types';
+import { nextTask } from '../next-task';
+import type { FetchLike } from '../types';
 
 export type ConversationStatus = 'idle' | 'running' | 'review';
 

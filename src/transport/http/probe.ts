@@ -4,17 +4,18 @@
  * `no-cors` retry that tells "no CORS" from "nothing there", and a request to
  * the Jupyter server's probe route, which can tell a DNS failure from a
  * refused connection or a timeout (a browser reports all of them as the same
- * `TypeError`). Classifying what was seen is `model/connection-check.ts`.
+ * `TypeError`). Classifying what was seen is
+ * `model/connection/connection-check.ts`.
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { IEndpointSettings } from '../contracts/settings';
-import { errorMessage } from '../wire/json';
-import { bundleOrDefault } from './defaults';
-import { makeEndpointFetch, resolveEndpoint } from './endpoint';
+import type { IEndpointSettings } from '../../contracts/settings';
+import { errorMessage } from '../../wire/json';
+import { bundleOrDefault } from '../defaults';
+import { makeEndpointFetch, resolveEndpoint } from '../endpoint';
 import { describeHttpFailure } from './http-answer';
-import type { FetchLike } from './types';
+import type { FetchLike } from '../types';
 
 /** The longest body excerpt kept from an answer. */
 const BODY_LIMIT = 2000;

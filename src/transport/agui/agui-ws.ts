@@ -8,28 +8,23 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import {
-  historyForkProblem,
-  memoryBefore,
-  REGENERATE_PROBLEM
-} from '../agui/thread';
-import { translated } from '../contracts/problems';
-import type { IEndpointSettings } from '../contracts/settings';
-import type { JsonObject } from '../wire/json';
+import type { IEndpointSettings } from '../../contracts/settings';
+import type { JsonObject } from '../../wire/json';
 import type {
   IAgentTransport,
   IForeignRun,
   IHealthReport
-} from '../contracts/transport';
+} from '../../contracts/transport';
 import type {
   HistoryMode,
   ITurnHandle,
   ITurnSink,
   TurnRequest
-} from '../wire/turn';
+} from '../../wire/turn';
+import { AguiBranching } from './branching';
 import { ChanxConnection, type SocketFactory } from './chanx';
-import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
-import { endpointTimeouts, type IEndpointTimeouts } from './endpoint';
+import { CANCEL_GRACE_MS } from '../defaults';
+import { endpointTimeouts, type IEndpointTimeouts } from '../endpoint';
 import { ThreadChannel } from './thread-channel';
 import { WsTurn, type IWsTurnOptions } from './ws-turn';
 
@@ -45,9 +40,9 @@ export interface IAguiWsOptions extends IEndpointTimeouts {
   trans?: TranslationBundle;
 }
 
-export class AguiWsTransport implements IAgentTransport {
+export class AguiWsTransport extends AguiBranching implements IAgentTransport {
   constructor(private readonly _options: IAguiWsOptions) {
-    this._trans = bundleOrDefault(_options.trans);
+    super(_options.history, _options.trans);
     this._turnOptions = {
       ..._options,
       cancelGraceMs: _options.cancelGraceMs ?? CANCEL_GRACE_MS,
@@ -63,22 +58,6 @@ export class AguiWsTransport implements IAgentTransport {
 
   get label(): string {
     return this._options.url;
-  }
-
-  get forkRefusal(): string | null {
-    const found = historyForkProblem(this._options.history);
-    return found && translated(found, this._trans);
-  }
-
-  memoryBefore(
-    memory: JsonObject | null,
-    messageId: string
-  ): JsonObject | null {
-    return memoryBefore(memory, messageId);
-  }
-
-  get regenerateRefusal(): string {
-    return translated(REGENERATE_PROBLEM, this._trans);
   }
 
   get isDisposed(): boolean {
@@ -140,7 +119,6 @@ export class AguiWsTransport implements IAgentTransport {
     return channel;
   }
 
-  private readonly _trans: TranslationBundle;
   private readonly _turnOptions: IWsTurnOptions;
   private readonly _connection: ChanxConnection;
   private readonly _channels = new Map<string, ThreadChannel>();

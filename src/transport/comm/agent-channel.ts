@@ -7,7 +7,7 @@ import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { type JSONObject, PromiseDelegate } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
-import { errorMessage, isObject, type JsonObject } from '../wire/json';
+import { errorMessage, isObject, type JsonObject } from '../../wire/json';
 import type { ICommKernel } from './kernel-binding';
 
 /** The comm protocol version this panel speaks. */

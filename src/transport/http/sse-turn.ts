@@ -8,11 +8,11 @@
  * how Stop works.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { errorMessage } from '../wire/json';
-import type { TurnRefusal } from '../wire/turn';
-import type { IHttpEndpoint } from './endpoint';
+import { errorMessage } from '../../wire/json';
+import type { TurnRefusal } from '../../wire/turn';
+import type { IHttpEndpoint } from '../endpoint';
 import { describeHttpFailure } from './http-answer';
-import { IdleWatch } from './idle-watch';
+import { IdleWatch } from '../idle-watch';
 import { readSse } from './sse';
 
 /** How to reach the endpoint (a transport's options have it). */

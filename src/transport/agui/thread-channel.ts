@@ -7,11 +7,11 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import { parseEvent } from '../agui/events';
-import { AguiThread } from '../agui/thread';
-import type { JsonObject } from '../wire/json';
+import { parseEvent } from '../../agui/events';
+import { AguiThread } from '../../agui/thread';
+import type { JsonObject } from '../../wire/json';
 import type { ChanxConnection } from './chanx';
-import { atSource } from './frame-output';
+import { atSource } from '../frame-output';
 import { RunRouter, type RunFollower } from './run-router';
 import { RunSequencer } from './run-sequencer';
 import type { ITurnChannel, WsTurn } from './ws-turn';

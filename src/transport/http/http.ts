@@ -1,18 +1,18 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { IEndpointSettings } from '../contracts/settings';
+import type { IEndpointSettings } from '../../contracts/settings';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
-import { type IModelOffer, NO_MODEL_CHOICE } from '../contracts/models';
+import { type IModelOffer, NO_MODEL_CHOICE } from '../../contracts/models';
 import type {
   IAgentTransport,
   IForeignRun,
   IHealthReport
-} from '../contracts/transport';
-import { chunkWireContext } from '../wire/turn';
-import { decodeFrame } from '../wire/frames';
-import { isObject, type JsonObject } from '../wire/json';
+} from '../../contracts/transport';
+import { decodeFrame } from '../../wire/frames';
+import { isObject, type JsonObject } from '../../wire/json';
 import {
+  chunkWireContext,
   forkKeys,
   resumeAnswers,
   type ITurnHandle,
@@ -20,14 +20,14 @@ import {
   type TurnRefusal,
   type TurnRequest,
   turnRefusal
-} from '../wire/turn';
-import { bundleOrDefault, CANCEL_GRACE_MS } from './defaults';
-import { httpEndpoint } from './endpoint';
-import { sinkOutput } from './frame-output';
+} from '../../wire/turn';
+import { bundleOrDefault, CANCEL_GRACE_MS } from '../defaults';
+import { httpEndpoint } from '../endpoint';
+import { sinkOutput } from '../frame-output';
 import { excerpt, fetchHealth, readChunkWireHealth } from './http-answer';
 import { readModelOffer } from './model-offer';
 import { SseTurn, type SseEndpoint } from './sse-turn';
-import { type ChunkWireRequest, refusedTurn, TurnSet } from './turn-set';
+import { type ChunkWireRequest, refusedTurn, TurnSet } from '../turn-set';
 
 export interface IHttpTransportOptions extends SseEndpoint {
   /** Absolute base URL of the chunk-wire API (`chat`, `resume`, … below it). */

@@ -7,31 +7,25 @@
  */
 import type { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { parseEvent } from '../agui/events';
-import { type IRunInput, runInput } from '../agui/request';
-import {
-  AguiThread,
-  historyForkProblem,
-  memoryBefore,
-  REGENERATE_PROBLEM
-} from '../agui/thread';
-import { translated } from '../contracts/problems';
-import { AguiRunMapper, cancelledByUser } from '../agui/to-chunk-frames';
-import type { IEndpointSettings } from '../contracts/settings';
-import type { IAgentTransport, IHealthReport } from '../contracts/transport';
-import { isObject, type JsonObject } from '../wire/json';
+import { parseEvent } from '../../agui/events';
+import { type IRunInput, runInput } from '../../agui/request';
+import { AguiThread } from '../../agui/thread';
+import { AguiRunMapper, cancelledByUser } from '../../agui/to-chunk-frames';
+import type { IEndpointSettings } from '../../contracts/settings';
+import type { IAgentTransport, IHealthReport } from '../../contracts/transport';
+import { isObject } from '../../wire/json';
 import type {
   HistoryMode,
   ITurnHandle,
   ITurnSink,
   TurnRequest
-} from '../wire/turn';
-import { bundleOrDefault } from './defaults';
-import { httpEndpoint, type IHttpEndpoint } from './endpoint';
-import { type ISourceOutput, sinkOutput } from './frame-output';
-import { fetchHealth, readAguiHealth } from './http-answer';
-import { SseTurn } from './sse-turn';
-import { TurnSet } from './turn-set';
+} from '../../wire/turn';
+import { httpEndpoint, type IHttpEndpoint } from '../endpoint';
+import { type ISourceOutput, sinkOutput } from '../frame-output';
+import { fetchHealth, readAguiHealth } from '../http/http-answer';
+import { SseTurn } from '../http/sse-turn';
+import { TurnSet } from '../turn-set';
+import { AguiBranching } from './branching';
 
 /** `url` is the AG-UI endpoint: runs are POSTed to it, health is a GET of it. */
 /** AG-UI sends images by the agent's declared capabilities, not by where it is. */
@@ -54,29 +48,16 @@ const DEFAULT_DRAIN_MS = 2000;
 /** How a POST-only endpoint answers `GET` (the reference SDK servers do). */
 const METHOD_NOT_ALLOWED = 405;
 
-export class AguiHttpTransport implements IAgentTransport {
+export class AguiHttpTransport
+  extends AguiBranching
+  implements IAgentTransport
+{
   constructor(private readonly _options: IAguiHttpOptions) {
-    this._trans = bundleOrDefault(_options.trans);
+    super(_options.history, _options.trans);
   }
 
   get label(): string {
     return this._options.url;
-  }
-
-  get forkRefusal(): string | null {
-    const found = historyForkProblem(this._options.history);
-    return found && translated(found, this._trans);
-  }
-
-  memoryBefore(
-    memory: JsonObject | null,
-    messageId: string
-  ): JsonObject | null {
-    return memoryBefore(memory, messageId);
-  }
-
-  get regenerateRefusal(): string {
-    return translated(REGENERATE_PROBLEM, this._trans);
   }
 
   get isDisposed(): boolean {
@@ -166,7 +147,6 @@ export class AguiHttpTransport implements IAgentTransport {
     this._turns.dispose();
   }
 
-  private readonly _trans: TranslationBundle;
   private readonly _turns = new TurnSet<AguiHttpTurn>();
   private _postOnly = false;
   private _offersTools = true;

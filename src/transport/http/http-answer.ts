@@ -5,9 +5,9 @@
  * connection" (`model/connection/http-verdict.ts`).
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { isModelId } from '../contracts/models';
-import { isObject, type JsonObject } from '../wire/json';
-import type { FetchLike } from './types';
+import { isModelId } from '../../contracts/models';
+import { isObject, type JsonObject } from '../../wire/json';
+import type { FetchLike } from '../types';
 
 /** The longest excerpt of a body a message quotes. */
 const EXCERPT_LENGTH = 200;

@@ -5,13 +5,13 @@
  * one is recognised.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import { stringField, type IAguiEvent } from '../agui/events';
-import type { AguiThread } from '../agui/thread';
-import { AguiRunMapper } from '../agui/to-chunk-frames';
-import type { IForeignRun } from '../contracts/transport';
-import type { JsonObject } from '../wire/json';
-import type { ITurnSink } from '../wire/turn';
-import { atSource, sinkOutput } from './frame-output';
+import { stringField, type IAguiEvent } from '../../agui/events';
+import type { AguiThread } from '../../agui/thread';
+import { AguiRunMapper } from '../../agui/to-chunk-frames';
+import type { IForeignRun } from '../../contracts/transport';
+import type { JsonObject } from '../../wire/json';
+import type { ITurnSink } from '../../wire/turn';
+import { atSource, sinkOutput } from '../frame-output';
 import { isTerminalEvent, type SequencerStep } from './run-sequencer';
 import type { WsTurn } from './ws-turn';
 

@@ -4,8 +4,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { createParser } from 'eventsource-parser';
-import { bundleOrDefault } from './defaults';
-import { nextTask } from './next-task';
+import { bundleOrDefault } from '../defaults';
+import { nextTask } from '../next-task';
 
 /** What `Response.body` offers; fakes in tests need only this much. */
 export interface IByteStream {
@@ -63,52 +63,7 @@ export async function readSse(
 ): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder('utf-8');
-  const maxEventChars = options.maxEventChars ?? MAX_EVENT_CHARS;
-  const trans = bundleOrDefault(options.trans);
-  let overflowed = false;
-  let skipToLineEnd = false;
-  const parser = createParser({
-    onEvent: event => {
-      // An abort raised by `onData` itself stops the rest of this read too.
-      if (!signal?.aborted) {
-        onData(event.data);
-      }
-    },
-    onError: error => {
-      if (error.type === 'max-buffer-size-exceeded') {
-        overflowed = true;
-        onProblem?.(
-          trans.__(
-            "dropped an event of more than %1 characters (the panel's limit for one event)",
-            maxEventChars
-          )
-        );
-      } else {
-        onProblem?.(
-          trans.__('unreadable event-stream line: %1', error.message)
-        );
-      }
-    },
-    maxBufferSize: maxEventChars
-  });
-  const feed = (text: string): void => {
-    if (skipToLineEnd) {
-      // The rest of the dropped event's unfinished line: not a line of its own.
-      const lineEnd = text.search(/[\r\n]/);
-      if (lineEnd < 0) {
-        return;
-      }
-      skipToLineEnd = false;
-      text = text.slice(lineEnd);
-    }
-    parser.feed(text);
-    if (overflowed) {
-      // The parser dropped what it held and stopped; start again after it.
-      overflowed = false;
-      parser.reset();
-      skipToLineEnd = !/[\r\n]$/.test(text);
-    }
-  };
+  const feed = eventFeed(onData, signal, onProblem, options);
   let onAbort = (): void => undefined;
   const aborted = new Promise<typeof ABORTED>(resolve => {
     onAbort = () => resolve(ABORTED);
@@ -142,4 +97,63 @@ export async function readSse(
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Where decoded text goes: eventsource-parser, which calls `onData` per
+ * event. An event over the size limit is dropped and reported, and parsing
+ * starts again after the line it ended in.
+ */
+function eventFeed(
+  onData: (data: string) => void,
+  signal: AbortSignal | undefined,
+  onProblem: ((message: string) => void) | undefined,
+  options: IReadSseOptions
+): (text: string) => void {
+  const maxEventChars = options.maxEventChars ?? MAX_EVENT_CHARS;
+  const trans = bundleOrDefault(options.trans);
+  let overflowed = false;
+  let skipToLineEnd = false;
+  const parser = createParser({
+    onEvent: event => {
+      // An abort raised by `onData` itself stops the rest of this read too.
+      if (!signal?.aborted) {
+        onData(event.data);
+      }
+    },
+    onError: error => {
+      if (error.type === 'max-buffer-size-exceeded') {
+        overflowed = true;
+        onProblem?.(
+          trans.__(
+            "dropped an event of more than %1 characters (the panel's limit for one event)",
+            maxEventChars
+          )
+        );
+      } else {
+        onProblem?.(
+          trans.__('unreadable event-stream line: %1', error.message)
+        );
+      }
+    },
+    maxBufferSize: maxEventChars
+  });
+  return text => {
+    if (skipToLineEnd) {
+      // The rest of the dropped event's unfinished line: not a line of its own.
+      const lineEnd = text.search(/[\r\n]/);
+      if (lineEnd < 0) {
+        return;
+      }
+      skipToLineEnd = false;
+      text = text.slice(lineEnd);
+    }
+    parser.feed(text);
+    if (overflowed) {
+      // The parser dropped what it held and stopped; start again after it.
+      overflowed = false;
+      parser.reset();
+      skipToLineEnd = !/[\r\n]$/.test(text);
+    }
+  };
 }

@@ -6,11 +6,11 @@
  */
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
-import type { IEndpointSettings } from '../contracts/settings';
-import { isObject } from '../wire/json';
-import { resolveEndpoint } from './endpoint';
+import type { IEndpointSettings } from '../../contracts/settings';
+import { isObject } from '../../wire/json';
+import { resolveEndpoint } from '../endpoint';
 import { answerError, finiteNumber, jsonAnswer } from './json-answer';
-import type { FetchLike } from './types';
+import type { FetchLike } from '../types';
 
 /** What a deployment says of a thread: `interrupted` when a review waits. */
 export type AgentThreadStatus = 'idle' | 'busy' | 'interrupted' | 'error';
@@ -56,95 +56,128 @@ export interface IAgentThreads {
   ): Promise<void>;
 }
 
+/** The thread routes of the Jupyter server `serverSettings` points at. */
 export function serverAgentThreads(
   serverSettings: ServerConnection.ISettings,
   fetchFn: FetchLike = (input, init) =>
     ServerConnection.makeRequest(input, init, serverSettings)
 ): IAgentThreads {
-  const agents = URLExt.join(serverSettings.baseUrl, 'agent-panel/');
-  const routeOf = (endpoint: IEndpointSettings, ...path: string[]) => {
+  return new AgentThreadsClient(serverSettings.baseUrl, fetchFn);
+}
+
+class AgentThreadsClient implements IAgentThreads {
+  constructor(
+    private readonly _baseUrl: string,
+    private readonly _fetch: FetchLike
+  ) {
+    this._agents = URLExt.join(_baseUrl, 'agent-panel/');
+  }
+
+  async known(
+    endpoint: IEndpointSettings,
+    threadId: string
+  ): Promise<boolean | null> {
+    const url = this._route(endpoint, threadId);
+    if (!url) {
+      return null;
+    }
+    const response = await this._fetch(url, { method: 'GET' });
+    if (!response.ok) {
+      // 404: a server older than the thread routes; it cannot tell.
+      return null;
+    }
+    const body: unknown = await response.json().catch(() => null);
+    return isObject(body) && typeof body.known === 'boolean'
+      ? body.known
+      : null;
+  }
+
+  async forget(endpoint: IEndpointSettings, threadId: string): Promise<void> {
+    const url = this._route(endpoint, threadId);
+    if (!url) {
+      return;
+    }
+    const response = await this._fetch(url, { method: 'DELETE' });
+    if (!response.ok && response.status !== 404) {
+      throw new Error(
+        `${url} answered ${response.status}: the agent keeps the thread`
+      );
+    }
+  }
+
+  async list(endpoint: IEndpointSettings): Promise<IAgentThread[]> {
+    const url = this._route(endpoint);
+    if (!url) {
+      return [];
+    }
+    const response = await this._fetch(url, { method: 'GET' });
+    if (response.status === 404) {
+      return []; // a server older than the list
+    }
+    const body = await answer(url, response);
+    if (!isObject(body) || !Array.isArray(body.threads)) {
+      throw new Error(`${url}: the answer has no list of threads`);
+    }
+    return body.threads.map(raw => readThread(raw, url));
+  }
+
+  async history(
+    endpoint: IEndpointSettings,
+    threadId: string
+  ): Promise<IThreadHistory | null> {
+    const url = this._route(endpoint, threadId, 'history');
+    if (!url) {
+      return null;
+    }
+    const response = await this._fetch(url, { method: 'GET' });
+    if (response.status === 404) {
+      return null;
+    }
+    const body = await answer(url, response);
+    if (!isObject(body) || !Array.isArray(body.turns)) {
+      throw new Error(`${url}: the answer has no list of turns`);
+    }
+    return { ...readThread(body, url), turns: body.turns.map(readTurn) };
+  }
+
+  async retitle(
+    endpoint: IEndpointSettings,
+    threadId: string,
+    title: string
+  ): Promise<void> {
+    const url = this._route(endpoint, threadId);
+    if (!url) {
+      return;
+    }
+    const response = await this._fetch(url, {
+      method: 'PATCH',
+      body: JSON.stringify({ title }),
+      headers: { 'Content-Type': 'application/json' }
+    });
+    if (!response.ok && response.status !== 404) {
+      await answer(url, response);
+    }
+  }
+
+  /**
+   * The thread route under `endpoint`: only an `http` endpoint this server
+   * serves under `agent-panel/` has one.
+   */
+  private _route(
+    endpoint: IEndpointSettings,
+    ...path: string[]
+  ): string | null {
     if (endpoint.transport !== 'http') {
       return null;
     }
-    const resolved = resolveEndpoint(endpoint.url, serverSettings.baseUrl);
+    const resolved = resolveEndpoint(endpoint.url, this._baseUrl);
     const base = resolved.url.endsWith('/') ? resolved.url : `${resolved.url}/`;
-    return resolved.isJupyterRoute && base.startsWith(agents)
+    return resolved.isJupyterRoute && base.startsWith(this._agents)
       ? URLExt.join(base, 'threads', ...path.map(encodeURIComponent))
       : null;
-  };
-  return {
-    async known(endpoint, threadId) {
-      const url = routeOf(endpoint, threadId);
-      if (!url) {
-        return null;
-      }
-      const response = await fetchFn(url, { method: 'GET' });
-      if (!response.ok) {
-        // 404: a server older than the thread routes; it cannot tell.
-        return null;
-      }
-      const body: unknown = await response.json().catch(() => null);
-      return isObject(body) && typeof body.known === 'boolean'
-        ? body.known
-        : null;
-    },
-    async forget(endpoint, threadId) {
-      const url = routeOf(endpoint, threadId);
-      if (!url) {
-        return;
-      }
-      const response = await fetchFn(url, { method: 'DELETE' });
-      if (!response.ok && response.status !== 404) {
-        throw new Error(
-          `${url} answered ${response.status}: the agent keeps the thread`
-        );
-      }
-    },
-    async list(endpoint) {
-      const url = routeOf(endpoint);
-      if (!url) {
-        return [];
-      }
-      const response = await fetchFn(url, { method: 'GET' });
-      if (response.status === 404) {
-        return []; // a server older than the list
-      }
-      const body = await answer(url, response);
-      if (!isObject(body) || !Array.isArray(body.threads)) {
-        throw new Error(`${url}: the answer has no list of threads`);
-      }
-      return body.threads.map(raw => readThread(raw, url));
-    },
-    async history(endpoint, threadId) {
-      const url = routeOf(endpoint, threadId, 'history');
-      if (!url) {
-        return null;
-      }
-      const response = await fetchFn(url, { method: 'GET' });
-      if (response.status === 404) {
-        return null;
-      }
-      const body = await answer(url, response);
-      if (!isObject(body) || !Array.isArray(body.turns)) {
-        throw new Error(`${url}: the answer has no list of turns`);
-      }
-      return { ...readThread(body, url), turns: body.turns.map(readTurn) };
-    },
-    async retitle(endpoint, threadId, title) {
-      const url = routeOf(endpoint, threadId);
-      if (!url) {
-        return;
-      }
-      const response = await fetchFn(url, {
-        method: 'PATCH',
-        body: JSON.stringify({ title }),
-        headers: { 'Content-Type': 'application/json' }
-      });
-      if (!response.ok && response.status !== 404) {
-        await answer(url, response);
-      }
-    }
-  };
+  }
+
+  private readonly _agents: string;
 }
 
 /** The JSON body of a 2xx answer; otherwise an error naming the route and its message. */

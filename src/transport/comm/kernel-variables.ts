@@ -6,7 +6,7 @@
 import type { Kernel, KernelMessage } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { UUID } from '@lumino/coreutils';
-import { isObject } from '../wire/json';
+import { isObject } from '../../wire/json';
 import { COMM_PROTOCOL, subshellProblem } from './agent-channel';
 import { CLIENT } from './comm';
 

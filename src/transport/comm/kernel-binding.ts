@@ -8,7 +8,7 @@ import type { Kernel } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { type ISignal, Signal } from '@lumino/signaling';
-import { bundleOrDefault } from './defaults';
+import { bundleOrDefault } from '../defaults';
 
 /** The parts of a kernel connection the comm transport uses. */
 export interface ICommKernel {

@@ -9,8 +9,8 @@ import {
   type IModelOffer,
   type IOfferedModel,
   NO_MODEL_CHOICE
-} from '../contracts/models';
-import { isObject } from '../wire/json';
+} from '../../contracts/models';
+import { isObject } from '../../wire/json';
 import { jsonFields } from './http-answer';
 
 /**

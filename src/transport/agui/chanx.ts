@@ -10,8 +10,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import { errorMessage, isObject, type JsonObject } from '../wire/json';
-import { bundleOrDefault } from './defaults';
+import { errorMessage, isObject, type JsonObject } from '../../wire/json';
+import { bundleOrDefault } from '../defaults';
 
 /** The part of the browser `WebSocket` this uses; fakes in tests need only this. */
 export interface IWebSocketLike {

@@ -4,18 +4,21 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { PromiseDelegate } from '@lumino/coreutils';
-import { runInput } from '../agui/request';
-import type { AguiThread } from '../agui/thread';
-import { cancelledByUser, type AguiRunMapper } from '../agui/to-chunk-frames';
+import { runInput } from '../../agui/request';
+import type { AguiThread } from '../../agui/thread';
+import {
+  cancelledByUser,
+  type AguiRunMapper
+} from '../../agui/to-chunk-frames';
 import type {
   HistoryMode,
   ITurnHandle,
   ITurnSink,
   TurnRequest
-} from '../wire/turn';
-import type { IEndpointTimeouts } from './endpoint';
-import { atSource } from './frame-output';
-import { IdleWatch } from './idle-watch';
+} from '../../wire/turn';
+import type { IEndpointTimeouts } from '../endpoint';
+import { atSource } from '../frame-output';
+import { IdleWatch } from '../idle-watch';
 
 export interface IWsTurnOptions extends IEndpointTimeouts {
   url: string;

@@ -6,10 +6,10 @@
  */
 import type { Contents } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { IAttachmentDraft } from '../context/attachments';
-import type { FileText } from '../wire/file-change';
-import { errorMessage } from '../wire/json';
-import { fileAttachment, type IContentsEntry } from '../context/mentions';
+import type { IAttachmentDraft } from '../../context/attachments';
+import type { FileText } from '../../wire/file-change';
+import { errorMessage } from '../../wire/json';
+import { fileAttachment, type IContentsEntry } from '../../context/mentions';
 
 /**
  * A file larger than this is sent by name, type and size without reading
