@@ -3,12 +3,13 @@
  * envelope it speaks, seq ordering and replay, a refused (busy) run, Stop,
  * reconnect, and following a run another client started.
  */
-import { Gettext, nullTranslator } from '@jupyterlab/translation';
+import { Gettext } from '@jupyterlab/translation';
 import type { IWebSocketLike } from '../transport/agui/chanx';
 import { AguiWsTransport } from '../transport/agui/agui-ws';
 import type { TurnRequest } from '../wire/turn';
 import type { TurnReducer } from '../wire/reduce';
 import { reducingSink } from './agui-harness';
+import { panelStrings } from '../contracts/translation';
 
 const URL = 'ws://127.0.0.1:9/ws/agent';
 const TOPIC = 'agui:thread:t-1';
@@ -413,15 +414,12 @@ describe('AguiWsTransport', () => {
       idleTimeoutMs: 40,
       createSocket: server.create,
       backoffMs: [5],
-      trans: Object.assign(
-        Object.create(nullTranslator.load('jupyterlab_agent_panel')),
-        {
-          __: (msgid: string, ...args: string[]) => {
-            msgids.push(msgid);
-            return Gettext.strfmt(msgid, ...args);
-          }
+      trans: Object.assign(Object.create(panelStrings()), {
+        __: (msgid: string, ...args: string[]) => {
+          msgids.push(msgid);
+          return Gettext.strfmt(msgid, ...args);
         }
-      )
+      })
     });
     const { sink, reducer, ended } = reducingSink();
     const handle = idle.startTurn(chat, sink);

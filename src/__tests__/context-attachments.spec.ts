@@ -4,7 +4,6 @@
  * they travel (chunk wire without bytes, AG-UI context entries and image
  * parts), the composer's attach / offer / reset, and the record of what went.
  */
-import { nullTranslator } from '@jupyterlab/translation';
 import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 import { runInput } from '../agui/request';
@@ -31,8 +30,9 @@ import { byteSize } from '../wire/images';
 import { cellSource } from '../context/workspace';
 import { chunkWireContext } from '../wire/turn';
 import type { ITurnContext, TurnRequest } from '../wire/turn';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 const PIXEL =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 

@@ -6,7 +6,6 @@
  * message box's `@` and drops with a fake mention source.
  */
 /* eslint-disable jupyter/no-untranslated-string -- test data: completer items */
-import { nullTranslator } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 import type { Contents } from '@jupyterlab/services';
 import { runInput } from '../agui/request';
@@ -44,8 +43,9 @@ import {
   mentionFolder,
   notebookText
 } from '../context/mentions';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 /** What the contents API gives for a text file. */
 function textFile(path: string, content: string) {

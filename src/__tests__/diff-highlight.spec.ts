@@ -2,7 +2,6 @@
  * The review diffs' highlighting: each side highlighted whole, cut into
  * its lines, each row given the spans of its own side's line.
  */
-import { nullTranslator } from '@jupyterlab/translation';
 import {
   ChangeReviews,
   type IChangeProposal
@@ -16,8 +15,9 @@ import {
   lineDiff,
   renderDiff
 } from '../panel/review/line-diff';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 /**
  * A stand-in for JupyterLab's highlighter: a triple-quoted string (over

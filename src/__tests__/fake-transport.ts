@@ -1,12 +1,12 @@
 /** A transport the test drives frame by frame, and frame builders. */
-import { nullTranslator } from '@jupyterlab/translation';
 import type { IModelOffer } from '../contracts/models';
 import type { IAgentTransport, IHealthReport } from '../contracts/transport';
 import type { ITurnHandle, ITurnSink, TurnRequest } from '../wire/turn';
 import { decodeFrame } from '../wire/frames';
 import { type WireFrame } from '../wire/frame-types';
+import { panelStrings } from '../contracts/translation';
 
-export const trans = nullTranslator.load('jupyterlab_agent_panel');
+export const trans = panelStrings();
 
 /** A validated frame from its JSON object. */
 export function frame(json: Record<string, unknown>): WireFrame {

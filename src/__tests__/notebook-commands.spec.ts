@@ -7,7 +7,6 @@ import * as path from 'path';
 
 import { Notification } from '@jupyterlab/apputils';
 import { NotebookModel } from '@jupyterlab/notebook';
-import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import type { IDisposable } from '@lumino/disposable';
 import { Signal } from '@lumino/signaling';
@@ -23,6 +22,7 @@ import { DEFAULT_SETTINGS, type IPanelSettings } from '../contracts/settings';
 import type { IAgentPanel } from '../tokens';
 import type { TranscriptItem } from '../wire/types';
 import { reduceFrames } from './wire-harness';
+import { panelStrings } from '../contracts/translation';
 
 interface IFakeNotebook extends IOpenNotebook {
   model: NotebookModel;
@@ -176,7 +176,7 @@ describe('notebook commands', () => {
         confirmed.push(body);
         return confirmAnswer;
       },
-      trans: nullTranslator.load('jupyterlab_agent_panel')
+      trans: panelStrings()
     });
     const turn = entries[1] as Extract<ConversationEntry, { kind: 'turn' }>;
     extraction = {

@@ -4,7 +4,6 @@
  * deleted), and the apply that brings the notebook back as one step.
  */
 import type * as nbformat from '@jupyterlab/nbformat';
-import { nullTranslator } from '@jupyterlab/translation';
 import type { INotebookChange } from '../contracts/notebook-changes';
 import { AppliedChanges } from '../notebook/tools/applied-changes';
 import { fingerprint } from '../notebook/tools/cell-summary';
@@ -12,8 +11,9 @@ import type { LiveNotebooks } from '../notebook/tools/live-notebook';
 import { isPrepared, NotebookTools } from '../notebook/tools/notebook-tools';
 import { NotebookRewinder } from '../notebook/tools/rewind';
 import { ToolFailure } from '../notebook/tools/tool-failure';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 interface IFakeCell {
   id: string;

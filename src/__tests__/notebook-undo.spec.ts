@@ -4,14 +4,14 @@
  * cell changed since is left alone and Undo says why.
  */
 import type * as nbformat from '@jupyterlab/nbformat';
-import { nullTranslator } from '@jupyterlab/translation';
 import { AppliedChanges } from '../notebook/tools/applied-changes';
 import type { LiveNotebooks } from '../notebook/tools/live-notebook';
 import { isPrepared, NotebookTools } from '../notebook/tools/notebook-tools';
 import { fingerprint } from '../notebook/tools/cell-summary';
 import { ToolFailure } from '../notebook/tools/tool-failure';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 interface IFakeCell {
   id: string;

@@ -2,7 +2,6 @@
  * The review of a notebook change: the line diff, and the card's Apply,
  * Edit and Reject giving the outcome the tool returns to the agent.
  */
-import { nullTranslator } from '@jupyterlab/translation';
 import {
   ChangeReviews,
   type IChangeProposal,
@@ -10,8 +9,9 @@ import {
 } from '../model/conversation/change-reviews';
 import { ChangeReviewsView } from '../panel/review/change-review-view';
 import { lineDiff, renderDiff } from '../panel/review/line-diff';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 describe('lineDiff', () => {
   it('marks removed and added lines, keeping the others', () => {

@@ -8,7 +8,6 @@ import {
   RenderMimeRegistry,
   standardRendererFactories
 } from '@jupyterlab/rendermime';
-import { nullTranslator } from '@jupyterlab/translation';
 import { CommandRegistry } from '@lumino/commands';
 import { DEFAULT_SETTINGS, type IPanelSettings } from '../contracts/settings';
 import type { IItemAction } from '../contracts/extension-points';
@@ -21,6 +20,7 @@ import { ConversationLibrary } from '../model/library/library';
 import type { IConversationStore } from '../transport/server/conversation-store';
 import { FakeConversationStore } from './store-fakes';
 import { trans as bundle } from './fake-transport';
+import { panelStrings } from '../contracts/translation';
 export { chunk, complete, FakeTransport, frame, trans } from './fake-transport';
 
 /** Sources the markdown parser was asked to render, in order. */
@@ -57,7 +57,7 @@ export function makeContext(
 ): ITestContext {
   const context: ITestContext = {
     rendermime: makeRendermime(),
-    trans: nullTranslator.load('jupyterlab_agent_panel'),
+    trans: panelStrings(),
     commands: new CommandRegistry(),
     itemActions: () => actions,
     settings: () => ({ ...DEFAULT_SETTINGS, ...overrides }),

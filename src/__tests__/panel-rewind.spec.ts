@@ -4,7 +4,6 @@
  * checked, Keep, the outcome in words; and the turn footer's "Restore
  * notebook to before this turn".
  */
-import { nullTranslator } from '@jupyterlab/translation';
 import type { INotebookRewinder } from '../contracts/extension-points';
 import type {
   INotebookChange,
@@ -17,8 +16,9 @@ import { RewindView } from '../panel/review/rewind-card';
 import { TurnFooter } from '../panel/transcript/turn-footer';
 import { TurnReducer } from '../wire/reduce';
 import { click } from './panel-fakes';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 function cell(
   cellId: string,

@@ -4,15 +4,15 @@
  * a titled tool and any other as `name(args)`; and what a decision or a
  * failure says.
  */
-import { nullTranslator } from '@jupyterlab/translation';
 import {
   type LabelPart,
   toolLabel,
   toolOutcome
 } from '../panel/transcript/tool-label';
 import type { IToolCard } from '../wire/types';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 function card(
   name: string,

@@ -3,10 +3,10 @@
  * (contracts/settings-editor.ts): the endpoints the settings define, in the
  * panel's order, and a saved name no endpoint has, marked.
  */
-import { nullTranslator } from '@jupyterlab/translation';
 import { defaultEndpointChoices } from '../contracts/settings-editor';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 const BUILT_IN = [
   'Built-in agent (server)',
   'Notebook kernel',

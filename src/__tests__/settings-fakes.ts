@@ -10,15 +10,13 @@ import {
   SettingRegistry
 } from '@jupyterlab/settingregistry';
 import type { IDataConnector } from '@jupyterlab/statedb';
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { JsonObject } from '../wire/json';
+import { panelStrings } from '../contracts/translation';
 
 export const PLUGIN_ID = 'jupyterlab-agent-panel:plugin';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 /** A language whose every message is marked, to see what goes through it. */
 export const marked: TranslationBundle = {

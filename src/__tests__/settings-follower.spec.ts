@@ -1,5 +1,4 @@
 import { Notification } from '@jupyterlab/apputils';
-import { nullTranslator } from '@jupyterlab/translation';
 import {
   BUILT_IN_ENDPOINTS,
   DEFAULT_SETTINGS,
@@ -14,8 +13,9 @@ import {
   SettingsRoute,
   settle
 } from './settings-fakes';
+import { panelStrings } from '../contracts/translation';
 
-const trans = nullTranslator.load('jupyterlab_agent_panel');
+const trans = panelStrings();
 
 const followers: SettingsFollower[] = [];
 afterEach(() => {

@@ -3,31 +3,25 @@
  * on its own: the request, how each failure is worded and through the
  * translator, the idle watch, deadlines and abort.
  */
-import {
-  Gettext,
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import { Gettext, type TranslationBundle } from '@jupyterlab/translation';
 import { AguiHttpTransport } from '../transport/agui/agui-http';
 import { ChunkWireHttpTransport } from '../transport/http/http';
 import { SseTurn, type ISseTurnOptions } from '../transport/http/sse-turn';
 import type { FetchLike } from '../transport/types';
 import { response, ScriptedBody } from './http-fakes';
+import { panelStrings } from '../contracts/translation';
 
 const URL = 'http://agent.test/run';
 
 /** The translator's msgids as they are used, with English words. */
 function recordingTrans(): { trans: TranslationBundle; msgids: string[] } {
   const msgids: string[] = [];
-  const trans = Object.assign(
-    Object.create(nullTranslator.load('jupyterlab_agent_panel')),
-    {
-      __: (msgid: string, ...args: string[]) => {
-        msgids.push(msgid);
-        return Gettext.strfmt(msgid, ...args);
-      }
+  const trans = Object.assign(Object.create(panelStrings()), {
+    __: (msgid: string, ...args: string[]) => {
+      msgids.push(msgid);
+      return Gettext.strfmt(msgid, ...args);
     }
-  ) as TranslationBundle;
+  }) as TranslationBundle;
   return { trans, msgids };
 }
 

@@ -10,10 +10,7 @@
  * defaults in the user's settings, so `formWrittenChanges` cuts such a write
  * down to what the user changed.
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { isObject, type JsonObject, sameJson } from '../wire/json';
 import {
   BUILT_IN_ENDPOINTS,
@@ -22,6 +19,7 @@ import {
 } from './endpoint-settings';
 import { parseSettings } from './settings';
 import { FieldReader } from './settings-fields';
+import { panelStrings } from './translation';
 
 /** One option of the Settings Editor's "Default endpoint" select. */
 export interface IEndpointChoice {
@@ -74,10 +72,7 @@ export function formWrittenChanges(
 
 /** Whether an entry of `endpoints` would build a built-in endpoint as it is. */
 function isBuiltInCopy(entry: unknown): boolean {
-  const read = new FieldReader(
-    [],
-    nullTranslator.load('jupyterlab_agent_panel')
-  );
+  const read = new FieldReader([], panelStrings());
   const endpoint = parseEndpoint(entry, 'endpoint', read)?.endpoint;
   return (
     !!endpoint &&

@@ -7,10 +7,7 @@
  * headers a browser can send) and reports each problem with the field it
  * concerns and what is used instead.
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import {
   CONTEXT_KINDS,
   type ContextDefaults,
@@ -24,6 +21,7 @@ import {
   parseEndpoint
 } from './endpoint-settings';
 import { FieldReader, type ISettingsProblem } from './settings-fields';
+import { panelStrings } from './translation';
 
 export {
   BUILT_IN_ENDPOINTS,
@@ -79,7 +77,7 @@ const SEND_KEYS: readonly IPanelSettings['sendKey'][] = ['Enter', 'Ctrl+Enter'];
  */
 export function parseSettings(
   composite: unknown,
-  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+  trans: TranslationBundle = panelStrings()
 ): {
   settings: IPanelSettings;
   problems: ISettingsProblem[];
@@ -198,7 +196,7 @@ function readEndpoints(raw: unknown, read: FieldReader): IEndpointSettings[] {
 /** One problem per line, for a notification or a log. */
 export function describeProblems(
   problems: ISettingsProblem[],
-  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+  trans: TranslationBundle = panelStrings()
 ): string {
   return problems
     .map(problem => trans.__('%1: %2', problem.field, problem.message))
@@ -212,7 +210,7 @@ export function describeProblems(
 export function readContextDefaults(
   raw: unknown,
   problems: ISettingsProblem[],
-  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+  trans: TranslationBundle = panelStrings()
 ): ContextDefaults {
   const defaults = { ...DEFAULT_CONTEXT_DEFAULTS };
   if (raw === undefined) {

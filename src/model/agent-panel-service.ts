@@ -1,7 +1,4 @@
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { DisposableDelegate, IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import {
@@ -48,6 +45,7 @@ import {
   ConversationSession,
   type ICurrentChange
 } from './conversation/session';
+import { panelStrings } from '../contracts/translation';
 
 export interface IAgentPanelServiceOptions {
   /**
@@ -69,8 +67,7 @@ export interface IAgentPanelServiceOptions {
  */
 export class AgentPanelService implements IAgentPanel, IDisposable {
   constructor(model: ChatModel, options: IAgentPanelServiceOptions = {}) {
-    this._trans =
-      options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
+    this._trans = options.trans ?? panelStrings();
     this._connection = new TransportConnection({
       shown: () => this.model,
       settings: () => this._settings,

@@ -2,9 +2,10 @@ import type {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ITranslator } from '@jupyterlab/translation';
 import { IAgentPanel } from '../tokens';
 import { whenPanelLoads } from './panel-loader';
+import { panelStrings } from '../contracts/translation';
 
 /**
  * AG-UI endpoints (`transport: "agui"`): HTTP + server-sent events for an
@@ -21,7 +22,7 @@ export const aguiPlugin: JupyterFrontEndPlugin<void> = {
     panel: IAgentPanel,
     translator: ITranslator | null
   ): void => {
-    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    const trans = panelStrings(translator);
     // Loaded with the panel, which picks the transport up whenever it is registered.
     whenPanelLoads(panel, 'the AG-UI transport', async () => {
       const [http, ws] = await Promise.all([

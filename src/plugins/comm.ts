@@ -3,9 +3,10 @@ import type {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { INotebookTracker } from '@jupyterlab/notebook';
-import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ITranslator } from '@jupyterlab/translation';
 import { IAgentPanel } from '../tokens';
 import { whenPanelLoads } from './panel-loader';
+import { panelStrings } from '../contracts/translation';
 
 /** The `comm` transport: chat with a graph served in a notebook's kernel. */
 export const commPlugin: JupyterFrontEndPlugin<void> = {
@@ -21,7 +22,7 @@ export const commPlugin: JupyterFrontEndPlugin<void> = {
     notebooks: INotebookTracker,
     translator: ITranslator | null
   ): void => {
-    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    const trans = panelStrings(translator);
     // Loaded with the panel, which picks the transport up whenever it is registered.
     whenPanelLoads(panel, 'the comm transport', async () => {
       const [{ KernelCommTransport }, { KernelBinding }] = await Promise.all([

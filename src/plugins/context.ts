@@ -4,7 +4,7 @@ import type {
 } from '@jupyterlab/application';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { INotebookTracker, NotebookActions } from '@jupyterlab/notebook';
-import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ITranslator } from '@jupyterlab/translation';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IPanelSettings } from '../contracts/settings';
 import type { IVariablesSource } from '../model/conversation/composer-context';
@@ -18,6 +18,7 @@ import { addOutputCommands } from './output-commands';
 // eslint-disable-next-line jupyter/prefer-lazy-imports
 import { mentionSource } from './mentions';
 import { whenPanelLoads } from './panel-loader';
+import { panelStrings } from '../contracts/translation';
 
 /**
  * Shows and sends the workspace context with each message: the file
@@ -40,7 +41,7 @@ export const contextPlugin: JupyterFrontEndPlugin<void> = {
     translator: ITranslator | null
   ): void => {
     const context = agentPanel.composerContext;
-    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    const trans = panelStrings(translator);
     if (notebooks) {
       addOutputCommands(app, agentPanel, notebooks, trans);
       context.variablesSource = kernelVariables(notebooks, trans);

@@ -9,11 +9,7 @@ import {
   showDialog
 } from '@jupyterlab/apputils';
 import { INotebookTracker } from '@jupyterlab/notebook';
-import {
-  ITranslator,
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import { ITranslator, type TranslationBundle } from '@jupyterlab/translation';
 import {
   exportConversationLabel,
   INSERT_PLAN_COMMAND,
@@ -24,6 +20,7 @@ import { REVEAL_CELL_COMMAND } from '../contracts/extension-points';
 import { isCellToReveal } from '../notebook/reveal-cell';
 import { IAgentPanel } from '../tokens';
 import { panelLoaded, whenPanelLoads } from './panel-loader';
+import { panelStrings } from '../contracts/translation';
 
 /** Right-clicks on these transcript parts offer the notebook commands. */
 const CONTEXT_MENU: readonly {
@@ -72,7 +69,7 @@ export const notebookPlugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     translator: ITranslator | null
   ): void => {
-    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    const trans = panelStrings(translator);
     loadNotebookCommands(app, agentPanel, tracker, trans);
     // Before the panel restores a conversation, so a notebook tool review
     // pending at a reload is taken up again (docs/protocol.md §12.3).

@@ -8,11 +8,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import { ISettingRegistry } from '@jupyterlab/settingregistry';
 import { IStateDB } from '@jupyterlab/statedb';
-import {
-  ITranslator,
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import { ITranslator, type TranslationBundle } from '@jupyterlab/translation';
 // What JupyterLab's start needs: the service behind the token (the
 // conversation's model and the settings), the sidebar tab and the commands.
 // The views, transports and notebook code load when the panel is first
@@ -27,6 +23,7 @@ import { SettingsFollower } from './settings-follower';
 import { errorMessage } from '../wire/json';
 import { IAgentPanel } from '../tokens';
 import { PanelLoader, setPanelLoader } from './panel-loader';
+import { panelStrings } from '../contracts/translation';
 
 export const PLUGIN_ID = 'jupyterlab-agent-panel:plugin';
 
@@ -55,7 +52,7 @@ export const panelPlugin: JupyterFrontEndPlugin<IAgentPanel> = {
     state: IStateDB | null,
     languages: IEditorLanguageRegistry | null
   ): IAgentPanel => {
-    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    const trans = panelStrings(translator);
     const serverSettings = app.serviceManager.serverSettings;
     const service = new AgentPanelService(new ChatModel(undefined, trans), {
       loadProbe: async () =>

@@ -6,13 +6,14 @@ import type {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ITranslator, nullTranslator } from '@jupyterlab/translation';
+import { ITranslator } from '@jupyterlab/translation';
 import { IFormRendererRegistry } from '@jupyterlab/ui-components';
 // The form asks for its field synchronously; the field is a few lines over
 // the settings reader the panel plugin loads at start anyway.
 /* eslint-disable jupyter/prefer-lazy-imports */
 import { defaultEndpointField } from '../panel/settings/default-endpoint-field';
 import { PLUGIN_ID } from './panel';
+import { panelStrings } from '../contracts/translation';
 /* eslint-enable jupyter/prefer-lazy-imports */
 
 export const settingsFormPlugin: JupyterFrontEndPlugin<void> = {
@@ -26,7 +27,7 @@ export const settingsFormPlugin: JupyterFrontEndPlugin<void> = {
     forms: IFormRendererRegistry,
     translator: ITranslator | null
   ): void => {
-    const trans = (translator ?? nullTranslator).load('jupyterlab_agent_panel');
+    const trans = panelStrings(translator);
     forms.addRenderer(`${PLUGIN_ID}.defaultEndpoint`, {
       fieldRenderer: defaultEndpointField(trans)
     });

@@ -4,10 +4,7 @@
  * check for the comm and websocket); the classification here and in
  * `http-verdict.ts` is pure.
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../../contracts/settings';
 import type {
   IConnectionProbe,
@@ -24,6 +21,7 @@ import {
   report,
   type IConnectionReport
 } from './http-verdict';
+import { panelStrings } from '../../contracts/translation';
 
 export type { ConnectionVerdict, IConnectionReport } from './http-verdict';
 export { hostOf };
@@ -52,7 +50,7 @@ export async function checkConnection(
   options: ICheckConnectionOptions
 ): Promise<IConnectionReport> {
   const { endpoint, transport, probe } = options;
-  const trans = options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
+  const trans = options.trans ?? panelStrings();
   const seconds = Math.min(endpoint.connectTimeoutSeconds, MAX_CHECK_SECONDS);
   const serverSeconds = Math.min(seconds, MAX_SERVER_PROBE_SECONDS);
   if (!transport) {

@@ -7,10 +7,7 @@
  * (`client-tool-phase.ts`), runs of other clients (`foreign-runs.ts`),
  * review answers (`review-answers.ts`) and the status (`chat-status.ts`).
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -48,6 +45,7 @@ import { pendingInterrupts } from './request-expiry';
 import { ReviewAnswers } from './review-answers';
 import { type IAnswering, TurnRunner } from './running-turn';
 import { ShownBranch } from './shown-branch';
+import { panelStrings } from '../../contracts/translation';
 
 /** A conversation to show again, e.g. after a page reload. */
 export interface IChatRestore {
@@ -89,7 +87,7 @@ export interface IConversation {
 export class ChatModel implements IConversation, IDisposable {
   constructor(
     threadId: string = UUID.uuid4(),
-    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel'),
+    trans: TranslationBundle = panelStrings(),
     clientTools: ClientToolRegistry = new ClientToolRegistry(trans)
   ) {
     this.clientTools = clientTools;

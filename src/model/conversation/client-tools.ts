@@ -5,10 +5,7 @@
  * conversation runs the calls the agent leaves for the panel and continues
  * the run with their results.
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import { errorMessage, type JsonObject } from '../../wire/json';
 import { validateJson } from '../../wire/json-schema';
@@ -20,6 +17,7 @@ import type {
 import { translated } from '../../contracts/problems';
 import { applyLocalEvent } from '../../wire/local-events';
 import type { IToolCard, ITurnState } from '../../wire/types';
+import { panelStrings } from '../../contracts/translation';
 
 /** What a tool's `run` gets besides its arguments. */
 export interface IClientToolContext {
@@ -51,7 +49,7 @@ export interface IClientTool {
 /** The client tools registered by plugins, in registration order. */
 export class ClientToolRegistry {
   constructor(trans?: TranslationBundle) {
-    this._trans = trans ?? nullTranslator.load('jupyterlab_agent_panel');
+    this._trans = trans ?? panelStrings();
   }
 
   /** Offer `tool` on every run until the returned disposable is disposed. */

@@ -1,7 +1,4 @@
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { UUID } from '@lumino/coreutils';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -9,6 +6,7 @@ import { errorMessage } from '../../wire/json';
 import type { ITurnContext } from '../../wire/turn';
 import type { ChatModel } from './chat-model';
 import type { ChatStatus } from './chat-status';
+import { panelStrings } from '../../contracts/translation';
 
 /** A message waiting for the agent to be free. */
 export interface IQueuedMessage {
@@ -38,7 +36,7 @@ export type QueueHold = 'none' | 'review' | 'error' | 'stopped' | 'paused';
 export class MessageQueue implements IDisposable {
   constructor(
     private readonly _model: ChatModel,
-    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+    trans: TranslationBundle = panelStrings()
   ) {
     this._trans = trans;
     _model.statusChanged.connect(this._onStatus, this);

@@ -2,16 +2,14 @@
  * The agent's plan: the latest `todos` extraction of the conversation
  * (a `write_todos` result, docs/protocol.md §2.2), each later one replacing it.
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import { isObject } from '../../wire/json';
 import type { IExtractionCard, TurnChange } from '../../wire/types';
 import type { ChatModel } from './chat-model';
 import type { ChatEntry, ITurnUpdate } from './chat-entries';
+import { panelStrings } from '../../contracts/translation';
 
 export const TODOS_TYPE = 'todos';
 
@@ -46,7 +44,7 @@ export interface IPlan {
  */
 export function readTodos(
   data: unknown,
-  trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+  trans: TranslationBundle = panelStrings()
 ): { todos: ITodo[]; problems: string[] } | null {
   if (!Array.isArray(data)) {
     return null;
@@ -127,10 +125,7 @@ export interface IPlanTracker {
  * unless it carries one; a new or restored conversation is scanned once.
  */
 export class PlanTracker implements IPlanTracker, IDisposable {
-  constructor(
-    model: ChatModel,
-    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
-  ) {
+  constructor(model: ChatModel, trans: TranslationBundle = panelStrings()) {
     this._trans = trans;
     this._model = model;
     model.turnChanged.connect(this._onTurn, this);

@@ -4,10 +4,7 @@
  * one rewind offer the panel shows as a card (which cells would change, the
  * user's choice, then what happened).
  */
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { UUID } from '@lumino/coreutils';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
@@ -21,6 +18,7 @@ import { errorMessage } from '../../wire/json';
 import { changesOf, turnsFrom } from './change-log';
 import type { ChatModel } from './chat-model';
 import type { ITurnEntry } from './chat-entries';
+import { panelStrings } from '../../contracts/translation';
 
 /**
  * A rewind offered to the user: `pending` until Apply (`applying`, then
@@ -64,7 +62,7 @@ export class NotebookRewinds implements INotebookRewinds, IDisposable {
   /** `model`: the conversation shown. */
   constructor(
     private readonly _model: () => ChatModel,
-    trans: TranslationBundle = nullTranslator.load('jupyterlab_agent_panel')
+    trans: TranslationBundle = panelStrings()
   ) {
     this._trans = trans;
   }

@@ -1,12 +1,10 @@
 import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
-import {
-  nullTranslator,
-  type TranslationBundle
-} from '@jupyterlab/translation';
+import type { TranslationBundle } from '@jupyterlab/translation';
 import { PanelLayout, Widget } from '@lumino/widgets';
 import { CollapsedHead } from './collapsed-head';
 import { appendablePlainText } from './plain-append';
 import { linksAcrossBlocks, settledLength } from './markdown-blocks';
+import { panelStrings } from '../../contracts/translation';
 
 /** Newly settled characters one frame renders (beyond: the next frame). */
 export const SETTLED_CHARS_PER_FRAME = 8000;
@@ -81,8 +79,7 @@ export class MarkdownView extends Widget {
     this._minSettledChars = options.minSettledChars ?? MIN_SETTLED_CHARS;
     this._collapseAtChars = options.collapseAtChars ?? COLLAPSE_AT_CHARS;
     this._shownChars = options.shownChars ?? SHOWN_CHARS;
-    this._trans =
-      options.trans ?? nullTranslator.load('jupyterlab_agent_panel');
+    this._trans = options.trans ?? panelStrings();
   }
 
   /** How many characters at the start are not shown (0: all are). */

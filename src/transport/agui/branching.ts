@@ -13,7 +13,7 @@ import {
 import { translated } from '../../contracts/problems';
 import type { JsonObject } from '../../wire/json';
 import type { HistoryMode } from '../../wire/turn';
-import { bundleOrDefault } from '../defaults';
+import { panelStrings } from '../../contracts/translation';
 
 export abstract class AguiBranching {
   constructor(
@@ -21,7 +21,7 @@ export abstract class AguiBranching {
     trans: TranslationBundle | undefined
   ) {
     this._history = history;
-    this._trans = bundleOrDefault(trans);
+    this._trans = trans ?? panelStrings();
   }
 
   get forkRefusal(): string | null {

@@ -11,7 +11,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { errorMessage, isObject, type JsonObject } from '../../wire/json';
-import { bundleOrDefault } from '../defaults';
+import { panelStrings } from '../../contracts/translation';
 
 /** The part of the browser `WebSocket` this uses; fakes in tests need only this. */
 export interface IWebSocketLike {
@@ -68,7 +68,7 @@ export class ChanxConnection implements IDisposable {
       options.createSocket ?? (target => new WebSocket(target));
     this._backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     this._onProblem = options.onProblem ?? (() => undefined);
-    this._trans = bundleOrDefault(options.trans);
+    this._trans = options.trans ?? panelStrings();
   }
 
   get isDisposed(): boolean {

@@ -11,7 +11,7 @@ import type {
   IThreadRef
 } from '../../contracts/transport';
 import type { ITurnHandle, ITurnSink, TurnRequest } from '../../wire/turn';
-import { bundleOrDefault, CANCEL_GRACE_MS } from '../defaults';
+import { CANCEL_GRACE_MS } from '../defaults';
 import { refusedTurn } from '../turn-set';
 import {
   AgentChannel,
@@ -25,6 +25,7 @@ import {
   type BindingChange,
   type KernelBinding
 } from './kernel-binding';
+import { panelStrings } from '../../contracts/translation';
 
 /** Sent in the open data; keep in step with package.json (a test checks). */
 export const CLIENT = 'jupyterlab-agent-panel@0.1.0';
@@ -46,7 +47,7 @@ export class KernelCommTransport implements IAgentTransport {
   constructor(options: ICommTransportOptions) {
     this._options = options;
     this._binding = options.binding;
-    this._trans = bundleOrDefault(options.trans);
+    this._trans = options.trans ?? panelStrings();
     this._binding.changed.connect(this._onBindingChanged, this);
   }
 

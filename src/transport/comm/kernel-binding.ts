@@ -8,7 +8,7 @@ import type { Kernel } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { type ISignal, Signal } from '@lumino/signaling';
-import { bundleOrDefault } from '../defaults';
+import { panelStrings } from '../../contracts/translation';
 
 /** The parts of a kernel connection the comm transport uses. */
 export interface ICommKernel {
@@ -78,7 +78,7 @@ export class KernelBinding implements IDisposable {
   constructor(options: IKernelBindingOptions) {
     this._notebooks = options.notebooks;
     this._pinnedPath = normalizePath(options.pinnedPath);
-    this._trans = bundleOrDefault(options.trans);
+    this._trans = options.trans ?? panelStrings();
     if (this._pinnedPath) {
       this._notebooks.widgetAdded.connect(this._onWidgetAdded, this);
       this._bindNotebook(this._findPinned());

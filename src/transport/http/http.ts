@@ -21,13 +21,14 @@ import {
   type TurnRequest,
   turnRefusal
 } from '../../wire/turn';
-import { bundleOrDefault, CANCEL_GRACE_MS } from '../defaults';
+import { CANCEL_GRACE_MS } from '../defaults';
 import { httpEndpoint } from '../endpoint';
 import { sinkOutput } from '../frame-output';
 import { excerpt, fetchHealth, readChunkWireHealth } from './http-answer';
 import { readModelOffer } from './model-offer';
 import { SseTurn, type SseEndpoint } from './sse-turn';
 import { type ChunkWireRequest, refusedTurn, TurnSet } from '../turn-set';
+import { panelStrings } from '../../contracts/translation';
 
 export interface IHttpTransportOptions extends SseEndpoint {
   /** Absolute base URL of the chunk-wire API (`chat`, `resume`, … below it). */
@@ -48,7 +49,7 @@ export interface IHttpTransportOptions extends SseEndpoint {
  */
 export class ChunkWireHttpTransport implements IAgentTransport {
   constructor(private readonly _options: IHttpTransportOptions) {
-    this._trans = bundleOrDefault(_options.trans);
+    this._trans = _options.trans ?? panelStrings();
   }
 
   get label(): string {

@@ -12,10 +12,10 @@ import { ServerConnection } from '@jupyterlab/services';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../../contracts/settings';
 import { errorMessage } from '../../wire/json';
-import { bundleOrDefault } from '../defaults';
 import { makeEndpointFetch, resolveEndpoint } from '../endpoint';
 import { describeHttpFailure } from './http-answer';
 import type { FetchLike } from '../types';
+import { panelStrings } from '../../contracts/translation';
 
 /** The longest body excerpt kept from an answer. */
 const BODY_LIMIT = 2000;
@@ -92,7 +92,7 @@ export function createConnectionProbe(
   options: IConnectionProbeOptions
 ): IConnectionProbe {
   const { serverSettings } = options;
-  const trans = bundleOrDefault(options.trans);
+  const trans = options.trans ?? panelStrings();
   const pageUrl = options.pageUrl ?? window.location.href;
   const plainFetch: FetchLike =
     options.plainFetch ?? ((input, init) => fetch(input, init));
@@ -202,7 +202,7 @@ export async function probeFromServer(
   serverSettings: ServerConnection.ISettings,
   url: string,
   timeoutSeconds: number,
-  trans = bundleOrDefault()
+  trans = panelStrings()
 ): Promise<ServerProbeResult> {
   const route = URLExt.join(serverSettings.baseUrl, 'agent-panel', 'probe');
   let response: Response;

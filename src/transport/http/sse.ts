@@ -4,8 +4,8 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { createParser } from 'eventsource-parser';
-import { bundleOrDefault } from '../defaults';
 import { nextTask } from '../next-task';
+import { panelStrings } from '../../contracts/translation';
 
 /** What `Response.body` offers; fakes in tests need only this much. */
 export interface IByteStream {
@@ -111,7 +111,7 @@ function eventFeed(
   options: IReadSseOptions
 ): (text: string) => void {
   const maxEventChars = options.maxEventChars ?? MAX_EVENT_CHARS;
-  const trans = bundleOrDefault(options.trans);
+  const trans = options.trans ?? panelStrings();
   let overflowed = false;
   let skipToLineEnd = false;
   const parser = createParser({
