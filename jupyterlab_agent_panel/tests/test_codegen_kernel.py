@@ -1,7 +1,7 @@
 """The cell sources the panel writes for extracted data, run in a real kernel.
 
 The sources are read from ``fixtures/codegen/`` (``cases.json`` and the gzipped
-``large-cases.json.gz``), which ``src/__tests__/notebook-codegen.spec.ts``
+``large-cases.json.gz``), which ``src/__tests__/notebook/notebook-codegen.spec.ts``
 generates with the TypeScript codegen and fails on when they drift, so this test
 runs exactly the text the panel inserts. For every adversarial payload the
 variable the source binds must hold the original data (compared as canonical

@@ -1,6 +1,6 @@
 /**
  * "Test connection": check the current endpoint once and say precisely what
- * is wrong. The I/O is `transport/probe.ts` (and the transport's own health
+ * is wrong. The I/O is `transport/http/probe.ts` (and the transport's own health
  * check for the comm and websocket); the classification here and in
  * `http-verdict.ts` is pure.
  */

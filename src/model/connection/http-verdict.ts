@@ -1,7 +1,7 @@
 /**
  * The verdict of "Test connection" on an HTTP endpoint (chunk-wire `health`
  * or an AG-UI URL), from what the browser and the Jupyter server saw. Pure:
- * the I/O is `transport/probe.ts`.
+ * the I/O is `transport/http/probe.ts`.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../../contracts/settings';

@@ -1,7 +1,7 @@
 /**
  * The conversation as a snapshot: what the unload copy holds, and what the
  * panel saved in `IStateDB` before the server's store (migrated from there
- * once, `migration.ts`).
+ * once, by `ConversationLibrary`'s migration in `../library/library.ts`).
  */
 import type { ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import { isModelId } from '../../contracts/models';

@@ -27,8 +27,11 @@ import { SseTurn } from '../http/sse-turn';
 import { TurnSet } from '../turn-set';
 import { AguiBranching } from './branching';
 
-/** `url` is the AG-UI endpoint: runs are POSTed to it, health is a GET of it. */
-/** AG-UI sends images by the agent's declared capabilities, not by where it is. */
+/**
+ * `url` is the AG-UI endpoint: runs are POSTed to it, health is a GET of it.
+ * No `isJupyterRoute`: AG-UI sends images by the agent's declared
+ * capabilities, not by where it is.
+ */
 export interface IAguiHttpOptions extends Omit<
   IHttpEndpoint,
   'isJupyterRoute'
