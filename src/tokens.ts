@@ -5,11 +5,11 @@ export type {
   TransportFactory
 } from './contracts/extension-points';
 export type { IConversation } from './model/conversation/chat-model';
-export type { ChatEntry } from './model/conversation/chat-entries';
+export type { ChatEntry } from './model/conversation/chat/chat-entries';
 export type {
   IClientTool,
   IClientToolContext
-} from './model/conversation/client-tools';
+} from './model/conversation/chat/client-tools';
 export type {
   IComposerContext,
   IContextSource

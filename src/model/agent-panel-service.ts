@@ -17,14 +17,14 @@ import type { IAgentPanel } from './agent-panel';
 import type { IConnectionProbe } from '../transport/http/probe';
 import type { IActionRequest } from '../wire/types';
 import type { ChatModel } from './conversation/chat-model';
-import type { IBranchMove } from './conversation/branch-moves';
-import type { ChatEntry } from './conversation/chat-entries';
-import type { ChatStatus } from './conversation/chat-status';
+import type { IBranchMove } from './conversation/chat/branch-moves';
+import type { ChatEntry } from './conversation/chat/chat-entries';
+import type { ChatStatus } from './conversation/chat/chat-status';
 import type { IConnectionReport } from './connection/connection-check';
 import type {
   ClientToolRegistry,
   IClientTool
-} from './conversation/client-tools';
+} from './conversation/chat/client-tools';
 import { ChangeReviews } from './conversation/change-reviews';
 import {
   alwaysAllowedReviews,

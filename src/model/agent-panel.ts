@@ -10,7 +10,7 @@ import type {
 import type { IPanelSettings, TransportKind } from '../contracts/settings';
 import type { IChangeReviews } from './conversation/change-reviews';
 import type { IConversation } from './conversation/chat-model';
-import type { IClientTool } from './conversation/client-tools';
+import type { IClientTool } from './conversation/chat/client-tools';
 import type { IComposerContext } from './conversation/composer-context';
 import type { IPlanTracker } from './conversation/plan';
 import type { INotebookRewinds } from './conversation/rewinds';

@@ -4,7 +4,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import { CommandIDs } from '../commands';
 import { agentIcon } from '../icons';
 import type { AgentPanelService } from '../model/agent-panel-service';
-import { changedNotebooks } from '../model/conversation/change-log';
+import { changedNotebooks } from '../model/conversation/chat/change-log';
 import { SIDEBAR_ID } from '../panel/agent-sidebar';
 import type { PanelLoader } from './panel-loader';
 

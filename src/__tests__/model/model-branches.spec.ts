@@ -1,11 +1,11 @@
 import { memoryBefore } from '../../agui/thread';
-import { BranchTree } from '../../model/conversation/branches';
+import { BranchTree } from '../../model/conversation/chat/branches';
 import { ChatModel } from '../../model/conversation/chat-model';
 import type {
   ChatEntry,
   ITurnEntry,
   IUserEntry
-} from '../../model/conversation/chat-entries';
+} from '../../model/conversation/chat/chat-entries';
 import { ConversationSession } from '../../model/conversation/session';
 import { readSnapshot, snapshotOf } from '../../model/persistence/persistence';
 import { ConversationSaver } from '../../model/persistence/saver';

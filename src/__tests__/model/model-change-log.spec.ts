@@ -9,9 +9,9 @@ import type {
   INotebookChange,
   IRewindPlan
 } from '../../contracts/notebook-changes';
-import { changesOf, turnsFrom } from '../../model/conversation/change-log';
+import { changesOf, turnsFrom } from '../../model/conversation/chat/change-log';
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import { NotebookRewinds } from '../../model/conversation/rewinds';
 import { ConversationSession } from '../../model/conversation/session';
 import { readConversation } from '../../model/persistence/reading';

@@ -1,5 +1,5 @@
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import type { TurnChange } from '../../wire/types';
 import {
   chunk,

@@ -5,8 +5,8 @@
  * results, and answers AG-UI requests with a payload that fits their schema.
  */
 import { ChatModel } from '../../model/conversation/chat-model';
-import { MAX_TOOL_FOLLOW_UPS } from '../../model/conversation/client-tool-phase';
-import type { IClientTool } from '../../model/conversation/client-tools';
+import { MAX_TOOL_FOLLOW_UPS } from '../../model/conversation/chat/client-tool-phase';
+import type { IClientTool } from '../../model/conversation/chat/client-tools';
 import { readSnapshot, snapshotOf } from '../../model/persistence/persistence';
 import type { IClientToolCall, TurnRequest } from '../../wire/turn';
 import type { IInterruptCard, IToolCard, ITurnState } from '../../wire/types';

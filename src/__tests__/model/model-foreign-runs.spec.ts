@@ -1,7 +1,7 @@
 import type { IDisposable } from '@lumino/disposable';
 import { openInterrupts } from '../../agui/request';
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import { readEntry } from '../../model/persistence/snapshot-reader';
 import { TurnActivityView } from '../../panel/transcript/turn-activity';
 import type { IForeignRun } from '../../contracts/transport';

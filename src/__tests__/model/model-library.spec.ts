@@ -8,7 +8,7 @@
  */
 import { AgentPanelService } from '../../model/agent-panel-service';
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import { ConversationLibrary } from '../../model/library/library';
 import { LAST_SHOWN_KEY } from '../../model/library/last-shown';
 import {

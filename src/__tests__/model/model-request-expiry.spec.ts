@@ -1,4 +1,4 @@
-import { RequestExpiry } from '../../model/conversation/request-expiry';
+import { RequestExpiry } from '../../model/conversation/chat/request-expiry';
 import type { IInterruptCard } from '../../wire/types';
 
 /** A request card that expires `inMs` from now (fake time). */

@@ -5,7 +5,7 @@
  * the conversation copy kept at unload.
  */
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import { ConversationSession } from '../../model/conversation/session';
 import { readConversation } from '../../model/persistence/reading';
 import { ConversationSaver, unloadKey } from '../../model/persistence/saver';

@@ -6,7 +6,7 @@
  * transports against a scripted server and kernel helper.
  */
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import { KernelCommTransport } from '../../transport/comm/comm';
 import { ChunkWireHttpTransport } from '../../transport/http/http';
 import { KernelBinding } from '../../transport/comm/kernel-binding';

@@ -7,7 +7,7 @@ import { NotebookModel } from '@jupyterlab/notebook';
 import { CommandRegistry } from '@lumino/commands';
 import { Signal } from '@lumino/signaling';
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import { PlanTracker } from '../../model/conversation/plan';
 import { PROVENANCE_KEY } from '../../notebook/cells';
 import type { INotebookHost, IOpenNotebook } from '../../notebook/host';

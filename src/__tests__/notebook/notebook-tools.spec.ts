@@ -11,7 +11,7 @@ import {
   notebookToolCall
 } from '../../contracts/notebook-tools';
 import { ChangeReviews } from '../../model/conversation/change-reviews';
-import { ClientToolRegistry } from '../../model/conversation/client-tools';
+import { ClientToolRegistry } from '../../model/conversation/chat/client-tools';
 import { checkArguments } from '../../notebook/tools/arguments';
 import {
   cellImages,

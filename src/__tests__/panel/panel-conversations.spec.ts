@@ -8,7 +8,7 @@ import '../support/clipboard-shim';
 import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../../model/agent-panel-service';
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ChatEntry } from '../../model/conversation/chat-entries';
+import type { ChatEntry } from '../../model/conversation/chat/chat-entries';
 import type { ConversationLibrary } from '../../model/library/library';
 import { ChatPanel } from '../../panel/chat-panel';
 import { ConversationListView } from '../../panel/library/conversation-list';

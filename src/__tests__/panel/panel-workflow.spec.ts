@@ -8,7 +8,7 @@ import { Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 import { AgentPanelService } from '../../model/agent-panel-service';
 import { ChatModel } from '../../model/conversation/chat-model';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import type { IWorkspaceSnapshot } from '../../context/workspace';
 import type { IContextSource } from '../../model/conversation/composer-context';
 import { ChatPanel } from '../../panel/chat-panel';

@@ -22,8 +22,8 @@ import type {
   ITokenUsage,
   TranscriptItem
 } from '../../wire/types';
-import type { ISiblings } from './branches';
-import { BranchMoves, type IBranchMove } from './branch-moves';
+import type { ISiblings } from './chat/branches';
+import { BranchMoves, type IBranchMove } from './chat/branch-moves';
 import {
   type ChatEntry,
   chatRequest,
@@ -34,17 +34,17 @@ import {
   lastMessage,
   tokenUsage,
   userEntry
-} from './chat-entries';
-import { logChange, turnOfCall } from './change-log';
-import { ClientToolPhase } from './client-tool-phase';
-import { ClientToolRegistry } from './client-tools';
-import { type ChatStatus, ChatStatusKeeper } from './chat-status';
-import type { IConversationState } from './conversation-state';
-import { ForeignRuns } from './foreign-runs';
-import { pendingInterrupts } from './request-expiry';
-import { ReviewAnswers } from './review-answers';
-import { type IAnswering, TurnRunner } from './running-turn';
-import { ShownBranch } from './shown-branch';
+} from './chat/chat-entries';
+import { logChange, turnOfCall } from './chat/change-log';
+import { ClientToolPhase } from './chat/client-tool-phase';
+import { ClientToolRegistry } from './chat/client-tools';
+import { type ChatStatus, ChatStatusKeeper } from './chat/chat-status';
+import type { IConversationState } from './chat/conversation-state';
+import { ForeignRuns } from './chat/foreign-runs';
+import { pendingInterrupts } from './chat/request-expiry';
+import { ReviewAnswers } from './chat/review-answers';
+import { type IAnswering, TurnRunner } from './chat/running-turn';
+import { ShownBranch } from './chat/shown-branch';
 import { panelStrings } from '../../contracts/translation';
 
 /** A conversation to show again, e.g. after a page reload. */

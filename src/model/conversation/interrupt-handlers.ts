@@ -13,7 +13,7 @@ import type { IInterruptHandler } from '../../contracts/extension-points';
 import { errorMessage } from '../../wire/json';
 import type { IActionRequest } from '../../wire/types';
 import type { ChatModel } from './chat-model';
-import type { ChatStatus } from './chat-status';
+import type { ChatStatus } from './chat/chat-status';
 
 export class InterruptHandlers implements IDisposable {
   constructor(private _model: ChatModel) {

@@ -5,7 +5,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { errorMessage } from '../../wire/json';
 import type { ITurnContext } from '../../wire/turn';
 import type { ChatModel } from './chat-model';
-import type { ChatStatus } from './chat-status';
+import type { ChatStatus } from './chat/chat-status';
 import { panelStrings } from '../../contracts/translation';
 
 /** A message waiting for the agent to be free. */

@@ -8,7 +8,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { isObject } from '../../wire/json';
 import type { IExtractionCard, TurnChange } from '../../wire/types';
 import type { ChatModel } from './chat-model';
-import type { ChatEntry, ITurnUpdate } from './chat-entries';
+import type { ChatEntry, ITurnUpdate } from './chat/chat-entries';
 import { panelStrings } from '../../contracts/translation';
 
 export const TODOS_TYPE = 'todos';

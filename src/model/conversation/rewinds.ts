@@ -15,9 +15,9 @@ import type {
   IRewindResult
 } from '../../contracts/notebook-changes';
 import { errorMessage } from '../../wire/json';
-import { changesOf, turnsFrom } from './change-log';
+import { changesOf, turnsFrom } from './chat/change-log';
 import type { ChatModel } from './chat-model';
-import type { ITurnEntry } from './chat-entries';
+import type { ITurnEntry } from './chat/chat-entries';
 import { panelStrings } from '../../contracts/translation';
 
 /**

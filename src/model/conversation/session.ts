@@ -7,8 +7,8 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
 import { ISignal, Signal } from '@lumino/signaling';
 import type { ChatModel } from './chat-model';
-import type { ChatEntry } from './chat-entries';
-import type { ChatStatus } from './chat-status';
+import type { ChatEntry } from './chat/chat-entries';
+import type { ChatStatus } from './chat/chat-status';
 import { MessageQueue } from './message-queue';
 import type { ConversationStatus } from '../../transport/server/conversation-store';
 

@@ -18,7 +18,7 @@ import type {
 } from '../../transport/server/agent-threads';
 import { errorMessage } from '../../wire/json';
 import { reduceFrames } from '../../wire/replay';
-import type { ChatEntry } from '../conversation/chat-entries';
+import type { ChatEntry } from '../conversation/chat/chat-entries';
 import type { IReadConversation } from '../persistence/reading';
 import { CONVERSATION_ID } from '../conversation/session';
 

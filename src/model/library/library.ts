@@ -25,7 +25,7 @@ import type {
 import { StoreUnavailableError } from '../../transport/server/conversation-store';
 import { errorMessage } from '../../wire/json';
 import { ChatModel } from '../conversation/chat-model';
-import type { ClientToolRegistry } from '../conversation/client-tools';
+import type { ClientToolRegistry } from '../conversation/chat/client-tools';
 import {
   CONVERSATION_ID,
   ConversationSession,

@@ -7,7 +7,7 @@ import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IEndpointSettings } from '../../contracts/settings';
 import type { IAgentThreads } from '../../transport/server/agent-threads';
 import { errorMessage } from '../../wire/json';
-import type { ITurnEntry } from '../conversation/chat-entries';
+import type { ITurnEntry } from '../conversation/chat/chat-entries';
 import type { ConversationSession } from '../conversation/session';
 
 export interface IMemoryCheckOptions {

@@ -4,7 +4,7 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { ChatModel } from '../conversation/chat-model';
-import type { ClientToolRegistry } from '../conversation/client-tools';
+import type { ClientToolRegistry } from '../conversation/chat/client-tools';
 import { ConversationSession, titleOf } from '../conversation/session';
 import type { IReadConversation } from '../persistence/reading';
 

@@ -6,7 +6,7 @@
 import type { ReadonlyPartialJSONValue } from '@lumino/coreutils';
 import { isModelId } from '../../contracts/models';
 import type { ChatModel } from '../conversation/chat-model';
-import type { ChatEntry } from '../conversation/chat-entries';
+import type { ChatEntry } from '../conversation/chat/chat-entries';
 import { errorMessage, isObject, type JsonObject } from '../../wire/json';
 import { readEntry } from './snapshot-reader';
 

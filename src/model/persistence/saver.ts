@@ -8,8 +8,8 @@ import type {
 import { StoreUnavailableError } from '../../transport/server/conversation-store';
 import type { JsonObject } from '../../wire/json';
 import type { ChatModel } from '../conversation/chat-model';
-import type { IBranchMove } from '../conversation/branch-moves';
-import type { ITurnUpdate, ChatEntry } from '../conversation/chat-entries';
+import type { IBranchMove } from '../conversation/chat/branch-moves';
+import type { ITurnUpdate, ChatEntry } from '../conversation/chat/chat-entries';
 import {
   storedStatus,
   type ConversationSession

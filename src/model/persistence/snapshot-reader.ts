@@ -28,9 +28,9 @@ import type {
   ChatEntry,
   ITurnEntry,
   IUserEntry
-} from '../conversation/chat-entries';
-import type { IBranchLinks } from '../conversation/branches';
-import { readChangeLog } from '../conversation/change-log';
+} from '../conversation/chat/chat-entries';
+import type { IBranchLinks } from '../conversation/chat/branches';
+import { readChangeLog } from '../conversation/chat/change-log';
 
 const OUTCOMES: readonly Outcome[] = [
   'complete',

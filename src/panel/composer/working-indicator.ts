@@ -1,7 +1,7 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
 import type { ChatModel } from '../../model/conversation/chat-model';
-import type { ChatStatus } from '../../model/conversation/chat-status';
+import type { ChatStatus } from '../../model/conversation/chat/chat-status';
 import { formatElapsed } from '../common/format';
 
 /**

@@ -4,7 +4,7 @@ import type { ChatModel } from '../../model/conversation/chat-model';
 import type {
   ChatEntry,
   ITurnUpdate
-} from '../../model/conversation/chat-entries';
+} from '../../model/conversation/chat/chat-entries';
 import { STREAM_ENDED_UNEXPECTEDLY } from '../../wire/types';
 
 /**

@@ -4,7 +4,7 @@ import type {
   ChatEntry,
   ITurnUpdate,
   IUserEntry
-} from '../../model/conversation/chat-entries';
+} from '../../model/conversation/chat/chat-entries';
 import { AutoScroller } from './autoscroll';
 import { ToolCalls } from './tool-calls';
 import { TurnView, ITurnViewContext } from './turn-view';

@@ -1,6 +1,6 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { IDisposable } from '@lumino/disposable';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import { STREAM_ENDED_UNEXPECTEDLY } from '../../wire/types';
 import { formatTokens } from '../common/format';
 

@@ -1,5 +1,5 @@
 import { Panel, Widget } from '@lumino/widgets';
-import type { ITurnEntry } from '../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../model/conversation/chat/chat-entries';
 import type { InterruptResponse } from '../../wire/types';
 import type {
   Decision,

@@ -1,6 +1,6 @@
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { Widget } from '@lumino/widgets';
-import type { IUserEntry } from '../../model/conversation/chat-entries';
+import type { IUserEntry } from '../../model/conversation/chat/chat-entries';
 
 /** What a message offers to go back to it (docs/protocol.md §13.8). */
 export interface IBranchActions {

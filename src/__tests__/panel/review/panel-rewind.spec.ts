@@ -10,7 +10,7 @@ import type {
   IRewindCell,
   IRewindPlan
 } from '../../../contracts/notebook-changes';
-import type { ITurnEntry } from '../../../model/conversation/chat-entries';
+import type { ITurnEntry } from '../../../model/conversation/chat/chat-entries';
 import { NotebookRewinds } from '../../../model/conversation/rewinds';
 import { RewindView } from '../../../panel/review/rewind-card';
 import { TurnFooter } from '../../../panel/transcript/turn-footer';

@@ -5,16 +5,16 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { UUID } from '@lumino/coreutils';
-import type { INotebookChange } from '../../contracts/notebook-changes';
-import type { ITurnContext, TurnRequest } from '../../wire/turn';
-import type { JsonObject } from '../../wire/json';
-import { applyLocalEvent } from '../../wire/local-events';
+import type { INotebookChange } from '../../../contracts/notebook-changes';
+import type { ITurnContext, TurnRequest } from '../../../wire/turn';
+import type { JsonObject } from '../../../wire/json';
+import { applyLocalEvent } from '../../../wire/local-events';
 import type {
   ITokenUsage,
   ITurnState,
   TranscriptItem,
   TurnChange
-} from '../../wire/types';
+} from '../../../wire/types';
 import type { IBranchLinks } from './branches';
 import { failInterruptedTools } from './client-tools';
 

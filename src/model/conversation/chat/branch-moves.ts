@@ -4,7 +4,7 @@
  * before that message, a switch shows a sibling's branch. The branch left
  * keeps its memory on its last turn; a running turn is stopped first.
  */
-import type { ITurnContext, TurnRequest } from '../../wire/turn';
+import type { ITurnContext, TurnRequest } from '../../../wire/turn';
 import {
   type ChatEntry,
   chatRequest,

@@ -5,7 +5,7 @@
  * expires; what waited for the running turn to stop runs then.
  */
 import type { IDisposable } from '@lumino/disposable';
-import type { IInterruptCard } from '../../wire/types';
+import type { IInterruptCard } from '../../../wire/types';
 import { announceChanges, type IConversationState } from './conversation-state';
 import { pendingInterrupts, RequestExpiry } from './request-expiry';
 

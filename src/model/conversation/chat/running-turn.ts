@@ -5,19 +5,19 @@
  * to its entry, and ends it.
  */
 import { UUID } from '@lumino/coreutils';
-import type { IForeignRun } from '../../contracts/transport';
-import type { JsonObject } from '../../wire/json';
-import { applyLocalEvent } from '../../wire/local-events';
-import { TurnReducer } from '../../wire/reduce';
+import type { IForeignRun } from '../../../contracts/transport';
+import type { JsonObject } from '../../../wire/json';
+import { applyLocalEvent } from '../../../wire/local-events';
+import { TurnReducer } from '../../../wire/reduce';
 import type {
   IClientToolCall,
   ITurnHandle,
   ITurnSink,
   TurnRefusal,
   TurnRequest
-} from '../../wire/turn';
-import type { WireFrame } from '../../wire/frame-types';
-import type { IInterruptCard, TurnChange } from '../../wire/types';
+} from '../../../wire/turn';
+import type { WireFrame } from '../../../wire/frame-types';
+import type { IInterruptCard, TurnChange } from '../../../wire/types';
 import type { ITurnEntry } from './chat-entries';
 import {
   type ClientToolRegistry,

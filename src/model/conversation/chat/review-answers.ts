@@ -4,16 +4,16 @@
  * of the turn is answered). The cards are marked answered and the resume
  * that answers them is sent once.
  */
-import { translated } from '../../contracts/problems';
-import { buildResume, reviewRowCount } from '../../wire/decisions';
-import { isExpired } from '../../wire/interrupts';
-import { validateJson } from '../../wire/json-schema';
-import type { TurnRequest } from '../../wire/turn';
+import { translated } from '../../../contracts/problems';
+import { buildResume, reviewRowCount } from '../../../wire/decisions';
+import { isExpired } from '../../../wire/interrupts';
+import { validateJson } from '../../../wire/json-schema';
+import type { TurnRequest } from '../../../wire/turn';
 import type {
   Decision,
   IInterruptCard,
   InterruptResponse
-} from '../../wire/types';
+} from '../../../wire/types';
 import type { ChatStatusKeeper } from './chat-status';
 import {
   applyLocal,

@@ -6,9 +6,9 @@
 import {
   type INotebookChange,
   readNotebookChanges
-} from '../../contracts/notebook-changes';
-import { notebookToolCall } from '../../contracts/notebook-tools';
-import type { TranscriptItem } from '../../wire/types';
+} from '../../../contracts/notebook-changes';
+import { notebookToolCall } from '../../../contracts/notebook-tools';
+import type { TranscriptItem } from '../../../wire/types';
 import type { ChatEntry, ITurnEntry } from './chat-entries';
 
 /**

@@ -4,10 +4,13 @@
  * change to a turn is announced.
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
-import type { IAgentTransport } from '../../contracts/transport';
-import type { JsonObject } from '../../wire/json';
-import { applyLocalEvent, type LocalTurnEvent } from '../../wire/local-events';
-import type { TurnChange } from '../../wire/types';
+import type { IAgentTransport } from '../../../contracts/transport';
+import type { JsonObject } from '../../../wire/json';
+import {
+  applyLocalEvent,
+  type LocalTurnEvent
+} from '../../../wire/local-events';
+import type { TurnChange } from '../../../wire/types';
 import type { ITurnEntry, ITurnUpdate } from './chat-entries';
 import type { ShownBranch } from './shown-branch';
 

@@ -7,17 +7,17 @@
  */
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { DisposableDelegate, type IDisposable } from '@lumino/disposable';
-import { errorMessage, type JsonObject } from '../../wire/json';
-import { validateJson } from '../../wire/json-schema';
+import { errorMessage, type JsonObject } from '../../../wire/json';
+import { validateJson } from '../../../wire/json-schema';
 import type {
   IClientToolCall,
   IClientToolResult,
   IOfferedTool
-} from '../../wire/turn';
-import { translated } from '../../contracts/problems';
-import { applyLocalEvent } from '../../wire/local-events';
-import type { IToolCard, ITurnState } from '../../wire/types';
-import { panelStrings } from '../../contracts/translation';
+} from '../../../wire/turn';
+import { translated } from '../../../contracts/problems';
+import { applyLocalEvent } from '../../../wire/local-events';
+import type { IToolCard, ITurnState } from '../../../wire/types';
+import { panelStrings } from '../../../contracts/translation';
 
 /** What a tool's `run` gets besides its arguments. */
 export interface IClientToolContext {

@@ -4,8 +4,8 @@
  * can see them and shown as the running turn when nothing runs here.
  */
 import type { IDisposable } from '@lumino/disposable';
-import type { IForeignRun } from '../../contracts/transport';
-import type { ITurnSink } from '../../wire/turn';
+import type { IForeignRun } from '../../../contracts/transport';
+import type { ITurnSink } from '../../../wire/turn';
 import type { IConversationState } from './conversation-state';
 import type { TurnRunner } from './running-turn';
 

@@ -5,8 +5,8 @@
  * `MAX_TOOL_FOLLOW_UPS` times in a row. Stop cancels them: the cancelled
  * results go with the next message instead.
  */
-import type { IClientToolCall } from '../../wire/turn';
-import type { IToolCard } from '../../wire/types';
+import type { IClientToolCall } from '../../../wire/turn';
+import type { IToolCard } from '../../../wire/types';
 import type { ITurnEntry } from './chat-entries';
 import type { ClientToolRegistry } from './client-tools';
 import type { ChatStatusKeeper } from './chat-status';

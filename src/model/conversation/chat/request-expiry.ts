@@ -4,8 +4,8 @@
  * looks again when the first of them expires.
  */
 import type { IDisposable } from '@lumino/disposable';
-import { expiryOf, isExpired } from '../../wire/interrupts';
-import type { IInterruptCard } from '../../wire/types';
+import { expiryOf, isExpired } from '../../../wire/interrupts';
+import type { IInterruptCard } from '../../../wire/types';
 import type { ITurnEntry } from './chat-entries';
 
 /** The unanswered, unexpired interrupt cards of `last`, when it was interrupted. */
