@@ -1,4 +1,3 @@
-import { Notification } from '@jupyterlab/apputils';
 import type { IRenderMimeRegistry } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { SidePanel, type ToolbarButton } from '@jupyterlab/ui-components';
@@ -15,7 +14,6 @@ import {
   MemoryDraftStore
 } from '../model/persistence/drafts';
 import type { IUnloadStore } from '../model/persistence/saver';
-import { errorMessage } from '../wire/json';
 import { Composer } from './composer/composer';
 import { ContextChipsView } from './composer/context-chips';
 import { MentionInput } from './composer/mention-input';
@@ -32,6 +30,7 @@ import type { CodeHighlighter } from './review/line-diff';
 import { RewindView } from './review/rewind-card';
 import type { TranscriptView } from './transcript/transcript';
 import { turnViewContext } from './turn-context';
+import { showRefusal } from './common/refusal-notice';
 
 export interface IChatPanelOptions {
   service: AgentPanelService;
@@ -151,7 +150,7 @@ export class ChatPanel extends SidePanel {
       await this._service.notebookRewinds.rewindFrom(turnKey);
       this._rewind.showCard();
     } catch (error) {
-      Notification.warning(errorMessage(error), { autoClose: 5000 });
+      showRefusal(error);
     }
   }
 
@@ -322,7 +321,7 @@ export class ChatPanel extends SidePanel {
       action();
       return true;
     } catch (error) {
-      Notification.warning(errorMessage(error), { autoClose: 5000 });
+      showRefusal(error);
       return false;
     }
   }

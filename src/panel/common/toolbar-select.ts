@@ -1,7 +1,6 @@
-import { Notification } from '@jupyterlab/apputils';
 import { caretDownEmptyIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
-import { errorMessage } from '../../wire/json';
+import { showRefusal } from './refusal-notice';
 
 /**
  * A dropdown of the panel's toolbar (the endpoint, the model): a native
@@ -37,7 +36,7 @@ export abstract class ToolbarSelect extends Widget {
     try {
       this.choose(this.select.value);
     } catch (error) {
-      Notification.warning(errorMessage(error), { autoClose: 5000 });
+      showRefusal(error);
       this.render();
     }
   }

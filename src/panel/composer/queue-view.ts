@@ -1,4 +1,3 @@
-import { Notification } from '@jupyterlab/apputils';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import type { Message } from '@lumino/messaging';
 import { Widget } from '@lumino/widgets';
@@ -7,8 +6,8 @@ import type {
   MessageQueue,
   QueueHold
 } from '../../model/conversation/message-queue';
-import { errorMessage } from '../../wire/json';
 import { basename, contextRecord } from '../common/context-text';
+import { showRefusal } from '../common/refusal-notice';
 
 /**
  * The messages waiting for the agent, above the composer: each can be
@@ -97,7 +96,7 @@ export class QueueView extends Widget {
           return;
       }
     } catch (error) {
-      Notification.warning(errorMessage(error), { autoClose: 5000 });
+      showRefusal(error);
     }
   }
 
