@@ -7,6 +7,8 @@ exactly as to OpenAI: ``GET /v1/models``, and ``POST /v1/chat/completions``
 streamed as server-sent ``chat.completion.chunk`` events (reasoning, text, tool
 calls, usage) or answered whole. A responder picks each reply from the request;
 faults queued with :meth:`ScriptedOpenAI.fail_next` answer as OpenAI's errors do.
+A :class:`Pace` streams at a model's speed (``bench/first_token.py``:
+``--first-token-ms``, ``--tokens-per-second``); without one, at once.
 ``test_scripted_servers.py`` checks it against the real clients.
 """
 from __future__ import annotations
@@ -40,6 +42,24 @@ class Reply:
 Responder = Callable[[dict], Reply]
 
 
+@dataclass(frozen=True)
+class Pace:
+    """A model's speed: its first token ``first_token`` seconds after the request, then ``tokens_per_second``.
+
+    A token is a streamed chunk that carries text, reasoning or a tool call's
+    piece; the others (the role, the finish, the usage) go with their neighbours.
+    Each token is due at a fixed time from the request, so the rate holds
+    however long the writes take.
+    """
+
+    first_token: float = 0.0
+    tokens_per_second: float = 0.0  # 0: every token with the first
+
+    def due(self, index: int) -> float:
+        """Seconds from the request to the token ``index`` (0: the first)."""
+        return self.first_token + (index / self.tokens_per_second if self.tokens_per_second else 0.0)
+
+
 class ScriptedOpenAI:
     """The server; ``responder`` answers each chat completion, ``requests`` records them.
 
@@ -52,10 +72,12 @@ class ScriptedOpenAI:
         models=("gpt-4.1-mini", "local-llama"),
         api_key: Optional[str] = None,
         responder: Optional[Responder] = None,
+        pace: Optional[Pace] = None,
     ):
         self.models = list(models)
         self.api_key = api_key
         self.responder = responder or echo_script
+        self.pace = pace
         self.requests: list[dict] = []
         self._faults: list[str] = []
         self._lock = threading.Lock()
@@ -69,8 +91,7 @@ class ScriptedOpenAI:
 
     def start(self, port: int = 0) -> ScriptedOpenAI:
         self._stopping.clear()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", port), _handler(self))
         # A short poll: stop() waits for it, and every test that uses the server stops one.
         serve = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), name="scripted-openai", daemon=True)
         serve.start()
@@ -108,6 +129,13 @@ class ScriptedOpenAI:
 
     def wait_stopping(self, seconds: float) -> None:
         self._stopping.wait(seconds)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    # socketserver's backlog is 5: 50 clients connecting at once (bench/first_token.py) would
+    # see dropped handshakes retried a second later.
+    request_queue_size = 128
 
 
 def _handler(server: ScriptedOpenAI) -> type:
@@ -194,12 +222,17 @@ def _handler(server: ScriptedOpenAI) -> type:
             self.wfile.write(data)
 
         def _stream(self, body: dict, reply: Reply, fault: Optional[str]) -> None:
+            began = time.monotonic()
+            tokens = 0
             # Chunked, as OpenAI streams: a connection dropped mid-answer is then an incomplete body.
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream; charset=utf-8")
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
             for chunk in chunks(body, reply, server.next_id):
+                if server.pace is not None and is_token(chunk):
+                    server.wait_stopping(max(0.0, began + server.pace.due(tokens) - time.monotonic()))
+                    tokens += 1
                 self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
                 if fault == "drop_after_text" and chunk["choices"] and chunk["choices"][0]["delta"].get("content"):
                     self.close_connection = True
@@ -271,6 +304,12 @@ def chunks(body: dict, reply: Reply, next_id: Callable[[], int]) -> list:
     if (body.get("stream_options") or {}).get("include_usage"):
         out.append({**head, "choices": [], "usage": usage_of(body, reply)})
     return out
+
+
+def is_token(chunk: dict) -> bool:
+    """Whether a ``chat.completion.chunk`` carries a token: text, reasoning or a piece of a tool call."""
+    delta = chunk["choices"][0]["delta"] if chunk["choices"] else {}
+    return bool(delta.get("content") or delta.get("reasoning_content") or delta.get("tool_calls"))
 
 
 def _head(body: dict, kind: str, next_id: Callable[[], int]) -> dict:
@@ -395,8 +434,14 @@ def main() -> None:
     parser.add_argument("--script", choices=sorted(SCRIPTS), default="notebook")
     parser.add_argument("--models", default="gpt-4.1-mini,local-llama", help="comma-separated model names")
     parser.add_argument("--api-key", default=None)
+    parser.add_argument("--first-token-ms", type=float, default=0.0, help="the first token this long after a request")
+    parser.add_argument("--tokens-per-second", type=float, default=0.0, help="then this many (0: all at once)")
     options = parser.parse_args()
-    server = ScriptedOpenAI(options.models.split(","), options.api_key, SCRIPTS[options.script]).start(options.port)
+    pace = None
+    if options.first_token_ms or options.tokens_per_second:
+        pace = Pace(options.first_token_ms / 1000, options.tokens_per_second)
+    server = ScriptedOpenAI(options.models.split(","), options.api_key, SCRIPTS[options.script], pace)
+    server.start(options.port)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     signal.signal(signal.SIGINT, lambda *_: stopped.set())

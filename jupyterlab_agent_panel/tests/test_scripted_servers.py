@@ -27,7 +27,7 @@ from langchain_mcp_adapters.tools import load_mcp_tools
 from langchain_openai import ChatOpenAI
 from mcp.shared.exceptions import McpError
 
-from scripted_openai import Reply, ScriptedOpenAI, image_parts, notebook_script
+from scripted_openai import Pace, Reply, ScriptedOpenAI, image_parts, notebook_script
 
 KEY = "sk-test-scripted-0123456789abcdef"
 MODEL = "gpt-4.1-mini"
@@ -212,6 +212,18 @@ def test_a_dropped_stream_yields_the_partial_text_then_raises(server):
             received.append(chunk.content)
 
     assert "".join(received) == "You "
+
+
+def test_a_paced_stream_keeps_the_model_s_speed():
+    pace = Pace(first_token=0.2, tokens_per_second=20)
+    with ScriptedOpenAI(pace=pace) as server:
+        server.responder = lambda body: Reply("one two three four five")
+        began = time.monotonic()
+        arrived = [time.monotonic() - began for chunk in chat_model(server).stream("go") if chunk.content]
+
+    assert len(arrived) == 5
+    assert 0.2 <= arrived[0] < 0.2 + 0.15
+    assert 4 * 0.05 <= arrived[-1] - arrived[0] < 4 * 0.05 + 0.15  # one token every 50 ms
 
 
 def test_images_are_found_in_user_and_tool_messages(server):
