@@ -23,7 +23,7 @@ require.cache[translation] = {
   }
 };
 
-const { readSse } = require('./build/transport/sse');
+const { readSse } = require('./build/transport/http/sse');
 const { decodeFrame } = require('./build/wire/frames');
 const { TurnReducer } = require('./build/wire/reduce');
 const {
