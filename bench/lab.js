@@ -4,7 +4,9 @@
  * config, data, runtime, settings, workspace and root directories under `dir`, a
  * random token, and bench_proxy.py's routes forwarding turns to the stream
  * server (the agent panel's endpoint is `bench-stream/`; langstage-jupyter's
- * own server extension is disabled, its routes are the proxy's).
+ * own server extension is disabled, its routes are the proxy's), and the
+ * prebuilt labextensions it is given (the bench's minimal panel) linked into
+ * its own data directory: no other lab sees them.
  */
 const { spawn } = require('child_process');
 const crypto = require('crypto');
@@ -62,11 +64,24 @@ function wait(ms) {
   return new Promise(resolve => setTimeout(resolve, ms));
 }
 
+/** Link each prebuilt labextension folder into `<data>/labextensions/<its name>`. */
+function linkLabextensions(dataDir, folders) {
+  for (const folder of folders) {
+    const { name } = JSON.parse(
+      fs.readFileSync(path.join(folder, 'package.json'), 'utf-8')
+    );
+    const link = path.join(dataDir, 'labextensions', name);
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(folder, link, 'dir');
+  }
+}
+
 /**
  * Start `jupyter` (a venv's) and resolve once it answers, with the URL of
  * its lab page, its base URL and `stop()`. Its output goes to `dir/lab.log`.
+ * `labextensions`: prebuilt labextension folders this lab alone loads.
  */
-async function startLab({ jupyter, dir, streamUrl }) {
+async function startLab({ jupyter, dir, streamUrl, labextensions = [] }) {
   const port = await freePort();
   const token = crypto.randomBytes(16).toString('hex');
   const sub = name => {
@@ -75,6 +90,7 @@ async function startLab({ jupyter, dir, streamUrl }) {
     return subDir;
   };
   writeSettings(sub('settings'));
+  linkLabextensions(sub('data'), labextensions);
   writeJson(path.join(sub('config'), 'jupyter_server_config.json'), {
     ServerApp: {
       jpserver_extensions: { bench_proxy: true, langstage_jupyter: false }

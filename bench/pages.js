@@ -2,10 +2,12 @@
 /**
  * The pages the render benchmarks drive in headless Chromium, each in its own
  * browser context with the probe (page-probe.js): a chat sidebar in a real
- * jupyter lab (the agent panel, or langstage-jupyter's, its per-frame
- * console logging as it is or muted) driven through its message box, and the
- * bare baseline page. Every page gets its turns through the lab's proxy
- * routes (bench_proxy.py) from the stream server.
+ * jupyter lab (the agent panel; the bench's minimal panel,
+ * bench/minimal-panel/index.js, in the agent panel's lab; or
+ * langstage-jupyter's, its per-frame console logging as it is or muted)
+ * driven through its message box, and the bare baseline page. Every page
+ * gets its turns through the lab's proxy routes (bench_proxy.py) from the
+ * stream server.
  */
 const path = require('path');
 const zlib = require('zlib');
@@ -42,6 +44,17 @@ const PRODUCTS = {
     idle: '#jp-agent-panel .jp-AgentPanel-send',
     clear: '#jp-agent-panel .jp-AgentPanel-newChat',
     answer: '#jp-agent-panel .jp-AgentPanel-turn'
+  },
+  /** The in-lab limit: in the agent panel's lab, its tab beside the panel's. */
+  minimal: {
+    name: 'minimal panel',
+    extension: 'agent-panel-bench-minimal-panel',
+    tab: 'bench-minimal-panel',
+    transcript: '#bench-minimal-panel .bench-MinimalPanel-transcript',
+    input: '#bench-minimal-panel .bench-MinimalPanel-input',
+    idle: '#bench-minimal-panel:not([data-busy]) .bench-MinimalPanel-input',
+    clear: '#bench-minimal-panel .bench-MinimalPanel-new',
+    answer: '#bench-minimal-panel .bench-MinimalPanel-answer'
   },
   peer: {
     name: 'langstage-jupyter',

@@ -1,9 +1,10 @@
 'use strict';
 /**
  * Render, cold-start and growth benchmarks in headless Chromium: the agent
- * panel, langstage-jupyter (its per-frame console logging as it is, and
- * muted) and the bare baseline page stream the same turns, runs interleaved
- * (pages.js drives them).
+ * panel, the bench's minimal panel in the same lab (the in-lab limit,
+ * bench/minimal-panel/index.js), langstage-jupyter (its per-frame console
+ * logging as it is, and muted) and the bare baseline page stream the same
+ * turns, runs interleaved (pages.js drives them).
  */
 const path = require('path');
 const { BaselinePage, ChatPage, MB, settledHeapBytes } = require('./pages');
@@ -30,9 +31,13 @@ const PRIOR_TURNS = 500;
  */
 const PEER_TIMEOUT_MS = 60 * 1000;
 
-/** The columns of the render tables: each page and how it is opened. */
+/**
+ * The columns of the render tables: each page and how it is opened (`lab`:
+ * whose jupyter lab serves it, the product's own by default).
+ */
 const PAGES = [
   { id: 'panel', product: 'panel' },
+  { id: 'minimal', product: 'minimal', lab: 'panel' },
   { id: 'baseline' },
   { id: 'peer', product: 'peer', timeoutMs: PEER_TIMEOUT_MS },
   { id: 'peerMuted', product: 'peer', mute: true, timeoutMs: PEER_TIMEOUT_MS }
@@ -105,10 +110,14 @@ async function measureOrGiveUp(page, spec, turn, pace, textChars) {
   }
 }
 
+function labOf(labs, spec) {
+  return labs[spec.lab ?? spec.product];
+}
+
 /** Open the page of `spec`, warmed up. */
 function openWarmPage({ browser, labs, baselineUrl }, spec) {
   return spec.product
-    ? ChatPage.openWarm(browser, labs[spec.product].url, spec.product, {
+    ? ChatPage.openWarm(browser, labOf(labs, spec).url, spec.product, {
         mute: spec.mute
       })
     : BaselinePage.open(browser, baselineUrl);
@@ -230,7 +239,7 @@ async function coldBenchmark({
         }
         const page = await ChatPage.open(
           browser,
-          labs[spec.product].url,
+          labOf(labs, spec).url,
           spec.product,
           { mute: spec.mute, log: true }
         );

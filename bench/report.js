@@ -10,13 +10,28 @@ const PARSER_HEAD = [
   'baseline: eventsource-parser + JSON.parse'
 ];
 
-/** The render and cold tables' columns: [page, heading]; each but the limit has its ratio. */
+/** The render and cold tables' columns: [page, heading]. */
 const RENDER_COLUMNS = [
   ['panel', 'agent panel'],
+  ['minimal', 'in-lab limit (minimal panel)'],
   ['baseline', 'limit (bare page)'],
   ['peer', 'langstage-jupyter'],
   ['peerMuted', 'langstage-jupyter, logging muted']
 ];
+/**
+ * The two limits every other column's figures are divided by, and the
+ * heading of that ratio's column: the bare page, and the bench's minimal
+ * panel in the agent panel's JupyterLab page.
+ */
+const LIMITS = [
+  ['baseline', '÷ bare page'],
+  ['minimal', '÷ in-lab limit']
+];
+
+/** The limits a column is set against: none for the bare page, the bare page for the in-lab limit. */
+function limitsOf(page) {
+  return page === 'baseline' ? [] : LIMITS.filter(([limit]) => limit !== page);
+}
 
 function median(samples) {
   return summarize(samples).median;
@@ -74,25 +89,21 @@ function parserTable(rows) {
   );
 }
 
-/** Each page's figure, and its ratio to the limit's. */
+/** Each page's figure, and its ratios to the limits' (the bare page's, the in-lab limit's). */
 function renderTable(rows) {
   const head = ['scenario', 'figure'];
   for (const [page, heading] of RENDER_COLUMNS) {
-    head.push(heading);
-    if (page !== 'baseline') {
-      head.push('÷ limit');
-    }
+    head.push(heading, ...limitsOf(page).map(([, ratio]) => ratio));
   }
   return table(
     head,
     rows.map(row => {
       const cells = [row.scenario, row.metric];
-      const limit = row.columns.baseline;
       for (const [page] of RENDER_COLUMNS) {
         const samples = row.columns[page];
         cells.push(formatColumn(samples));
-        if (page !== 'baseline') {
-          cells.push(formatRatio(ratioOf(samples, limit)));
+        for (const [limit] of limitsOf(page)) {
+          cells.push(formatRatio(ratioOf(samples, row.columns[limit])));
         }
       }
       return cells;
@@ -181,17 +192,26 @@ function finder(results) {
 function goals(results) {
   const find = finder(results);
   const lines = [];
-  const vsLimit = (id, page = 'panel') => {
+  const vsLimit = (id, page = 'panel', limit = 'baseline') => {
     const columns = find(id);
-    return columns ? ratioOf(columns[page], columns.baseline) : null;
+    return columns ? ratioOf(columns[page], columns[limit]) : null;
   };
-  const peerText = (id, page = 'peerMuted') => {
+  /** The panel's ratio to the in-lab limit, and the muted peer's to the bare page. */
+  const besideText = id => {
     const columns = find(id);
-    if (!columns?.[page]) {
-      return '';
+    const beside = [];
+    if (columns?.minimal) {
+      beside.push(
+        `÷ in-lab limit: ${formatRatio(vsLimit(id, 'panel', 'minimal'))}`
+      );
     }
-    const ratio = vsLimit(id, page);
-    return ` (langstage-jupyter muted: ${ratio === null ? formatColumn(columns[page]) : formatRatio(ratio)})`;
+    if (columns?.peerMuted) {
+      const ratio = vsLimit(id, 'peerMuted');
+      beside.push(
+        `langstage-jupyter muted: ${ratio === null ? formatColumn(columns.peerMuted) : formatRatio(ratio)}`
+      );
+    }
+    return beside.length > 0 ? ` (${beside.join('; ')})` : '';
   };
   if (results.cold) {
     const startGzip = median(
@@ -211,7 +231,7 @@ function goals(results) {
       cold
         .map(
           ([turn, ratio]) =>
-            `${turn}: ${formatRatio(ratio)}${peerText(`cold/${turn}/timeMs`)}`
+            `${turn}: ${formatRatio(ratio)}${besideText(`cold/${turn}/timeMs`)}`
         )
         .join('; '),
       cold.every(([, ratio]) => ratio !== null && ratio <= 1.3)
@@ -221,25 +241,41 @@ function goals(results) {
     const trickleCpu = ['text-2000', 'text-10000'].map(turn =>
       vsLimit(`${turn}/trickle/cpuMs`)
     );
+    const trickleCpuInLab = ['text-2000', 'text-10000'].map(turn =>
+      vsLimit(`${turn}/trickle/cpuMs`, 'panel', 'minimal')
+    );
     lines.push([
       'trickled: main-thread CPU ≤ 1.2× the limit',
-      `${trickleCpu.map(formatRatio).join(' (2,000), ')} (10,000)`,
+      `${trickleCpu.map(formatRatio).join(' (2,000), ')} (10,000)` +
+        (find('text-2000/trickle/cpuMs')?.minimal
+          ? `; ÷ in-lab limit: ${trickleCpuInLab.map(formatRatio).join(', ')}`
+          : ''),
       trickleCpu.every(ratio => ratio <= 1.2)
     ]);
-    const behind = ['text-2000', 'text-10000', 'mixed'].map(turn => {
-      const columns = find(`${turn}/trickle/timeMs`);
-      return median(columns.panel) - median(columns.baseline);
-    });
+    const behindOf = (page, limit) =>
+      ['text-2000', 'text-10000', 'mixed'].map(turn => {
+        const columns = find(`${turn}/trickle/timeMs`);
+        return finished(columns[page]) && finished(columns[limit])
+          ? median(columns[page]) - median(columns[limit])
+          : null;
+      });
+    const msList = list =>
+      list.map(ms => (ms === null ? '–' : `${formatNumber(ms)} ms`)).join(', ');
+    const behind = behindOf('panel', 'baseline');
+    const behindInLab = behindOf('panel', 'minimal');
     lines.push([
       "trickled: last token within one frame (16.7 ms) of the limit's",
-      `${behind.map(ms => `${formatNumber(ms)} ms`).join(', ')} behind (2,000, 10,000, mixed)`,
+      `${msList(behind)} behind (2,000, 10,000, mixed)` +
+        (behindInLab.some(ms => ms !== null)
+          ? `; ${msList(behindInLab)} behind the in-lab limit`
+          : ''),
       behind.every(ms => ms <= FRAME_MS)
     ]);
     const mixedBurst = vsLimit('mixed/burst/timeMs');
     const mixedCpu = vsLimit('mixed/trickle/cpuMs');
     lines.push([
       'mixed turn ≤ 2× the limit all at once, ≤ 1.3× CPU trickled',
-      `${formatRatio(mixedBurst)}${peerText('mixed/burst/timeMs')} all at once, ${formatRatio(mixedCpu)}${peerText('mixed/trickle/cpuMs')} CPU trickled`,
+      `${formatRatio(mixedBurst)}${besideText('mixed/burst/timeMs')} all at once, ${formatRatio(mixedCpu)}${besideText('mixed/trickle/cpuMs')} CPU trickled`,
       mixedBurst <= 2 && mixedCpu <= 1.3
     ]);
     const longest = Math.max(...find('text-2mb/burst/longestTaskMs').panel);
@@ -252,7 +288,7 @@ function goals(results) {
     const burst10k = vsLimit('text-10000/burst/timeMs');
     lines.push([
       'render ≤ 1.5× the limit at N = 10,000 all at once (time to last token)',
-      `${formatRatio(burst10k)}${peerText('text-10000/burst/timeMs')}`,
+      `${formatRatio(burst10k)}${besideText('text-10000/burst/timeMs')}`,
       burst10k <= 1.5
     ]);
     const worst = results.render
@@ -316,7 +352,8 @@ function resultsMarkdown({
   const parts = [
     '# Streaming benchmarks',
     `Written by \`./scripts/bench\` on ${date}. Each figure is the median (min–max) of ${runs} runs; ` +
-      'a ratio is the cost of a column relative to the limit’s (above 1: slower, bigger).',
+      'a ratio (÷) is the cost of a column relative to a limit’s (above 1: slower, bigger): the bare page’s, and the in-lab limit’s, ' +
+      'a minimal panel in the agent panel’s JupyterLab page.',
     `Machine: ${machine}. Load average (1, 5, 15 min) at the start: ${formatLoad(load.start)}; at the end: ${formatLoad(load.end)}.`,
     `Versions: ${versions}.`
   ];
@@ -331,9 +368,11 @@ function resultsMarkdown({
     );
   }
   const pagesNote =
-    'Three pages in headless Chromium stream the same turns from the same stream server, each through a real `jupyter lab`’s proxy route ' +
-    '(`bench/bench_proxy.py`): the agent panel (production build), langstage-jupyter 0.6.44 from PyPI in the bench’s own virtualenv ' +
-    '(as it is, logging every frame with `console.log`, which a CDP client such as this bench receives like DevTools would; and with `console.log` muted), ' +
+    'Four pages in headless Chromium stream the same turns from the same stream server, each through a real `jupyter lab`’s proxy route ' +
+    '(`bench/bench_proxy.py`): the agent panel (production build); the in-lab limit, the bench’s own minimal panel (`bench/minimal-panel/index.js`, not shipped): ' +
+    'a sidebar of the agent panel’s JupyterLab, its tab beside the agent panel’s, that reads the same endpoint and appends the text deltas of each read to one text node; ' +
+    'langstage-jupyter 0.6.44 from PyPI in the bench’s own virtualenv ' +
+    '(as it is, logging every frame with `console.log`, which a CDP client such as this bench receives like DevTools would; and with `console.log` muted); ' +
     'and the limit: a bare page that fetches the body, parses it and appends the deltas to one text node. ' +
     'Time runs from Send (Enter in the message box) to the last delta in the DOM; long tasks are those overlapping that span; ' +
     'main-thread CPU is CDP `ThreadTime` (CPU time, so other load on the machine inflates it less than the wall-clock figures); ' +
@@ -342,7 +381,7 @@ function resultsMarkdown({
     parts.push(
       '## 2. The first turn after a page load',
       `${pagesNote} Each run loads a fresh page, opens the panel, lets it sit for 3 s (as a user reads it before typing; idle-time work runs then) and sends one turn all at once. ` +
-        'The limit’s page is fresh too. Bytes are the bodies each page fetched (gzip: as compressed by `zlib.gzip`): the extension’s own files under `lab/extensions/<name>/`, and JupyterLab’s chunks under `static/lab/` loaded for the panel.',
+        'The bare page is fresh too. Bytes are the bodies each page fetched (gzip: as compressed by `zlib.gzip`): the extension’s own files under `lab/extensions/<name>/`, and JupyterLab’s chunks under `static/lab/` loaded for the panel.',
       renderTable(results.cold.rows),
       fetchTable(results.cold.fetched)
     );

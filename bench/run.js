@@ -6,12 +6,16 @@
  * (the production build, and langstage-jupyter in the bench's own
  * virtualenv) and compiles first, then runs this:
  *
- *   node bench/run.js [--runs 3] [--only parser,render,cold,growth,open,bundle] [--trace]
+ *   node bench/run.js [--runs 3] [--only parser,render,cold,growth,open,bundle] [--trace] [--out FILE]
  *
+ * --out writes the results to FILE instead of bench/results.md (a partial
+ * run's, say, that must not replace the committed figures).
  * --trace also records, per render scenario and after the growth runs, one
  * more panel turn as a Chromium trace in bench/results/ (open it in DevTools' Performance panel).
  * Everything it starts (stream server, two jupyter labs — the agent panel's
- * from the project's virtualenv, langstage-jupyter's from the bench's —,
+ * from the project's virtualenv, with the bench's minimal panel
+ * (bench/minimal-panel/index.js, the in-lab limit) beside it, and
+ * langstage-jupyter's from the bench's —,
  * Chromium) listens on 127.0.0.1 only and is stopped, and its temp
  * directories removed, even when a benchmark fails or the run is interrupted.
  */
@@ -33,6 +37,11 @@ const VENV_BIN = path.join(ROOT, '.venv', 'bin');
 /** langstage-jupyter, from PyPI, in a virtualenv of its own (scripts/bench makes it). */
 const PEER_VENV_BIN = path.join(ROOT, '.bench-venv', 'bin');
 const RESULTS = path.join(__dirname, 'results.md');
+/**
+ * The bench's minimal panel, built by scripts/bench: a labextension the
+ * agent panel's lab alone loads (the render tables' in-lab limit).
+ */
+const MINIMAL_PANEL = path.join(__dirname, 'minimal-panel', 'labextension');
 /** What the traces say of the goals not met, written by hand (appended to RESULTS). */
 const PROFILE = path.join(__dirname, 'profile.md');
 const SECTIONS = ['parser', 'render', 'cold', 'growth', 'open', 'bundle'];
@@ -63,7 +72,8 @@ function options() {
     options: {
       runs: { type: 'string', default: '3' },
       only: { type: 'string' },
-      trace: { type: 'boolean', default: false }
+      trace: { type: 'boolean', default: false },
+      out: { type: 'string', default: RESULTS }
     }
   });
   const runs = Number(values.runs);
@@ -79,7 +89,12 @@ function options() {
       `--only: unknown section ${unknown.join(', ')}; use ${SECTIONS.join(', ')}`
     );
   }
-  return { runs, sections, trace: values.trace };
+  return {
+    runs,
+    sections,
+    trace: values.trace,
+    out: path.resolve(values.out)
+  };
 }
 
 function output(command, args) {
@@ -173,11 +188,16 @@ async function browserBenchmarks({
   const server = await startStreamServer();
   cleanup.add(() => server.close());
   const labs = {};
-  const products = [['panel', VENV_BIN]];
-  if (sections.some(section => PEER_SECTIONS.includes(section))) {
-    products.push(['peer', PEER_VENV_BIN]);
+  if (!fs.existsSync(path.join(MINIMAL_PANEL, 'package.json'))) {
+    throw new Error(
+      `the minimal panel is not built (${path.relative(ROOT, MINIMAL_PANEL)}): run ./scripts/bench`
+    );
   }
-  for (const [product, bin] of products) {
+  const products = [['panel', VENV_BIN, [MINIMAL_PANEL]]];
+  if (sections.some(section => PEER_SECTIONS.includes(section))) {
+    products.push(['peer', PEER_VENV_BIN, []]);
+  }
+  for (const [product, bin, labextensions] of products) {
     log(
       `starting jupyter lab for the ${product} (${path.relative(ROOT, bin)})`
     );
@@ -186,7 +206,8 @@ async function browserBenchmarks({
     labs[product] = await startLab({
       jupyter: path.join(bin, 'jupyter'),
       dir: labDir,
-      streamUrl: server.url
+      streamUrl: server.url,
+      labextensions
     });
     cleanup.add(() => labs[product].stop());
   }
@@ -230,7 +251,7 @@ async function browserBenchmarks({
 }
 
 async function main() {
-  const { runs, sections, trace } = options();
+  const { runs, sections, trace, out } = options();
   const loadAtStart = os.loadavg();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agent-panel-bench-'));
   const cleanup = new Cleanup();
@@ -267,7 +288,7 @@ async function main() {
       });
     }
     fs.writeFileSync(
-      RESULTS,
+      out,
       resultsMarkdown({
         date: new Date()
           .toISOString()
@@ -287,10 +308,10 @@ async function main() {
       '--write',
       '--log-level',
       'warn',
-      RESULTS
+      out
     ]);
-    console.log(fs.readFileSync(RESULTS, 'utf-8'));
-    log(`written to ${path.relative(ROOT, RESULTS)}`);
+    console.log(fs.readFileSync(out, 'utf-8'));
+    log(`written to ${path.relative(ROOT, out)}`);
   } finally {
     await cleanup.run();
   }
