@@ -336,9 +336,10 @@ function formatLoad(load) {
 }
 
 /**
- * The whole results.md; sections that did not run are left out. `profile`
- * (bench/profile.md, written by hand from `--trace` runs) says what the
- * traces show of the goals not met.
+ * The whole results.md; sections that did not run are left out. `server`
+ * (bench/server.md, from `bench/first_token.py`, which runs apart) is kept as
+ * it is; `profile` (bench/profile.md, written by hand from `--trace` runs)
+ * says what the traces show of the goals not met.
  */
 function resultsMarkdown({
   date,
@@ -347,6 +348,7 @@ function resultsMarkdown({
   versions,
   load,
   results,
+  server,
   profile
 }) {
   const parts = [
@@ -415,6 +417,9 @@ function resultsMarkdown({
       'The labextension JavaScript of a production build (`tsc` + `jupyter-builder build`), one build.',
       bundleTable(results.bundle)
     );
+  }
+  if (server) {
+    parts.push(server.trim());
   }
   if (profile) {
     parts.push(profile.trim());

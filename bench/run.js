@@ -44,6 +44,7 @@ const RESULTS = path.join(__dirname, 'results.md');
 const MINIMAL_PANEL = path.join(__dirname, 'minimal-panel', 'labextension');
 /** What the traces say of the goals not met, written by hand (appended to RESULTS). */
 const PROFILE = path.join(__dirname, 'profile.md');
+const SERVER = path.join(__dirname, 'server.md');
 const SECTIONS = ['parser', 'render', 'cold', 'growth', 'open', 'bundle'];
 const BROWSER_SECTIONS = ['render', 'cold', 'growth', 'open'];
 /** The sections that set the panel beside langstage-jupyter (its own lab). */
@@ -299,6 +300,7 @@ async function main() {
         versions: describeVersions(chromiumVersion),
         load: { start: loadAtStart, end: os.loadavg() },
         results,
+        server: fs.existsSync(SERVER) ? fs.readFileSync(SERVER, 'utf-8') : null,
         profile: fs.existsSync(PROFILE)
           ? fs.readFileSync(PROFILE, 'utf-8')
           : null
