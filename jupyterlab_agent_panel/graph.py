@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Mapping, Optional
 
@@ -108,7 +109,6 @@ def load_agent(
     from_spec = graph_or_spec is None or isinstance(graph_or_spec, str)
     label = resolve_spec(graph_or_spec) if from_spec else _describe(graph_or_spec)
     try:
-        from langstage_core.agui import build_agent
         from langstage_core.host import load_agent_spec
     except ImportError as exc:
         return LoadedAgent(
@@ -120,7 +120,7 @@ def load_agent(
         graph = load_agent_spec(label, base_dir=base_dir) if from_spec else graph_or_spec
         name = name or _graph_name(graph)
         graph, config = _with_checkpointer(graph, checkpointer)
-        agent = build_agent(graph, name=name or label, config=config)
+        agent = build_turn_agent(graph, name=name or label, config=config)
     except Exception as exc:  # any load failure is reported, not raised
         return LoadedAgent(
             spec=label,
@@ -135,6 +135,43 @@ def load_agent(
         extractors=_as_list(extractors),
         name=name,
     )
+
+
+def build_turn_agent(graph: Any, *, name: str, config: Any) -> Any:
+    """langstage-core's ``build_agent``, with the graph's schema keys worked out once.
+
+    ag-ui-langgraph asks the graph for its input, output, config and context JSON schemas at the
+    start of every run, and pydantic builds them anew each time: half of the agent loop's time
+    under 50 concurrent turns (bench/server.md). A compiled graph's schemas depend on the graph
+    alone (LangGraph ignores the config it is given for them), so the keys are kept per graph.
+    Each turn runs on a clone, made with ``type(self)``, so the clones share them too.
+    """
+    from langstage_core.agui import build_agent
+
+    agent = build_agent(graph, name=name, config=config)
+    agent.__class__ = _schema_keys_once(type(agent))
+    return agent
+
+
+_SCHEMA_KEYS_ONCE: dict = {}
+
+
+def _schema_keys_once(base: type) -> type:
+    """``base`` whose ``get_schema_keys`` answers from a cache kept per graph (one class per base)."""
+    cls = _SCHEMA_KEYS_ONCE.get(base)
+    if cls is None:
+        keys_by_graph: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+        class SchemaKeysOnce(base):  # type: ignore[misc, valid-type]
+            def get_schema_keys(self, config):
+                keys = keys_by_graph.get(self.graph)
+                if keys is None:
+                    keys = keys_by_graph[self.graph] = super().get_schema_keys(config)
+                return {name: list(values) for name, values in keys.items()}
+
+        SchemaKeysOnce.__qualname__ = f"SchemaKeysOnce[{base.__name__}]"
+        cls = _SCHEMA_KEYS_ONCE[base] = SchemaKeysOnce
+    return cls
 
 
 async def has_pending_interrupt(agent: Any, thread_id: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..graph import durable_config
+from ..graph import build_turn_agent, durable_config
 from .middleware import ImageContent, ModelFailures
 from .prompt import SYSTEM_PROMPT
 
@@ -61,7 +61,6 @@ def build_notebook_agent(
 ) -> Any:
     """The ag-ui-langgraph agent of the notebook agent on ``model``, with its threads in ``checkpointer``."""
     from langchain.agents.middleware import TodoListMiddleware
-    from langstage_core.agui import build_agent
     from langstage_core.demo import create_default_agent
 
     graph = create_default_agent(
@@ -76,4 +75,4 @@ def build_notebook_agent(
         # deepagents 0.7 no longer plans by itself: write_todos comes from LangChain's middleware.
         middleware=[TodoListMiddleware(), ModelFailures(describe_failure), ImageContent(vision)],
     )
-    return build_agent(graph, name=AGENT_NAME, config=durable_config())
+    return build_turn_agent(graph, name=AGENT_NAME, config=durable_config())

@@ -236,3 +236,25 @@ async def test_a_send_that_fails_ends_the_turn_with_its_error_and_closes_the_str
 
     assert ends == [TurnEnd({"status": "error", "error": "ConnectionError: client left"}, "error", gone)]
     assert request.closed
+
+
+async def test_the_graph_s_schemas_are_built_once_for_all_turns():
+    loaded = load_agent(None)
+    assert loaded.ready, loaded.error
+    graph = loaded.agent.graph
+    expected = type(loaded.agent).__mro__[1].get_schema_keys(loaded.agent, {})
+    built = []
+    schema_of_input = graph.get_input_jsonschema
+    graph.get_input_jsonschema = lambda config=None: built.append(config) or schema_of_input(config)
+
+    for message in ("hello there", "hello again", "and once more"):
+        recorder = Recorder()
+        assert await recorder.driver.run(TurnRequest(loaded, message, f"thread-{uuid.uuid4().hex[:8]}")) is True
+        assert message in text_of(recorder.sent)
+        assert recorder.end == TurnEnd(COMPLETE, "complete")
+
+    assert len(built) == 1  # the first turn's; pydantic built them anew on every turn before
+    keys = loaded.agent.clone().get_schema_keys({})
+    assert keys == expected and "messages" in keys["input"]
+    keys["input"].clear()  # a caller changing its copy leaves the next turn's keys whole
+    assert loaded.agent.clone().get_schema_keys({}) == expected
