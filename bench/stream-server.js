@@ -14,7 +14,17 @@ const { NAMED_TURNS, endFrames, sseEvent } = require('./turns');
 
 const TRICKLE_FRAMES_PER_SECOND = 1000;
 const TRICKLE_TICK_MS = 4;
-const BASELINE_PAGE = fs.readFileSync(path.join(__dirname, 'baseline.html'));
+/** The bare page and the one script it loads, by path. */
+const BASELINE_FILES = {
+  '/baseline': ['baseline.html', 'text/html; charset=utf-8'],
+  '/limit-stream.js': ['limit-stream.js', 'text/javascript; charset=utf-8']
+};
+const BASELINE_BODIES = Object.fromEntries(
+  Object.entries(BASELINE_FILES).map(([route, [file, type]]) => [
+    route,
+    { type, body: fs.readFileSync(path.join(__dirname, file)) }
+  ])
+);
 
 const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
@@ -120,9 +130,10 @@ async function route(request, response) {
     });
   } else if (request.method === 'POST' && pathname === '/chat') {
     streamTurn(String((await readJson(request)).message ?? ''), response);
-  } else if (request.method === 'GET' && pathname === '/baseline') {
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-    response.end(BASELINE_PAGE);
+  } else if (request.method === 'GET' && pathname in BASELINE_BODIES) {
+    const { type, body } = BASELINE_BODIES[pathname];
+    response.writeHead(200, { 'Content-Type': type });
+    response.end(body);
   } else {
     sendJson(response, 404, {
       message: `no route ${request.method} ${pathname}`

@@ -1,12 +1,12 @@
-/* global document, fetch, TextDecoder */
+/* global document */
 /**
  * The in-lab limit of the render benchmarks (bench/render.js): a sidebar in
  * the agent panel's own JupyterLab page that does the least a panel can do
  * with a turn. Enter in its message box posts the message to the stream the
  * agent panel reads (the chunk-wire endpoint `bench-stream/` of
- * bench/bench_proxy.py, its `chat` route), reads the SSE body as
- * bench/baseline.html does, and appends the text deltas of each read to one
- * text node: no markdown, no sanitizer, no views per block, no scrolling.
+ * bench/bench_proxy.py, its `chat` route) and shows it exactly as the bare
+ * page does (bench/limit-stream.js): the text deltas of each read appended to
+ * one text node; no markdown, no sanitizer, no views per block, no scrolling.
  * What it costs beyond the bare page is JupyterLab's page around it.
  *
  * Built by scripts/bench (`build-labextension` of the root's
@@ -15,48 +15,14 @@
  */
 import { Widget } from '@lumino/widgets';
 
+import { streamInto } from '../limit-stream.js';
+
 const ID = 'bench-minimal-panel';
 
 function element(tag, className) {
   const node = document.createElement(tag);
   node.className = className;
   return node;
-}
-
-/** POST `message`, append each read's text deltas to `text`; resolves at the end. */
-async function stream(url, message, text) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      Accept: 'text/event-stream'
-    },
-    body: JSON.stringify({ message, thread_id: 'minimal' })
-  });
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder('utf-8');
-  let pending = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) {
-      return;
-    }
-    pending += decoder.decode(value, { stream: true });
-    let deltas = '';
-    let start = 0;
-    let end;
-    while ((end = pending.indexOf('\n\n', start)) >= 0) {
-      const frame = JSON.parse(pending.slice(start + 'data: '.length, end));
-      if (frame.chunk) {
-        deltas += frame.chunk;
-      }
-      start = end + 2;
-    }
-    pending = pending.slice(start);
-    if (deltas) {
-      text.appendData(deltas);
-    }
-  }
 }
 
 /** Answers (one `<pre>` each), a message box and New; `data-busy` while a turn streams. */
@@ -95,7 +61,7 @@ class MinimalPanel extends Widget {
     answer.append(text);
     this._transcript.append(answer);
     this.node.dataset.busy = '';
-    stream(this._chatUrl, message, text)
+    streamInto(this._chatUrl, message, 'minimal', text)
       .catch(error => console.error('bench minimal panel:', error))
       .finally(() => delete this.node.dataset.busy);
   }
