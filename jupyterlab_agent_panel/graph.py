@@ -149,6 +149,8 @@ def build_turn_agent(graph: Any, *, name: str, config: Any) -> Any:
     from langstage_core.agui import build_agent
 
     agent = build_agent(graph, name=name, config=config)
+    # A subclass of the class build_agent chose, set on what it built: its checks, copy and
+    # config stay langstage-core's, and clones (``type(self)(...)``) get the subclass too.
     agent.__class__ = _schema_keys_once(type(agent))
     return agent
 
@@ -164,7 +166,10 @@ def _schema_keys_once(base: type) -> type:
 
         class SchemaKeysOnce(base):  # type: ignore[misc, valid-type]
             def get_schema_keys(self, config):
-                keys = keys_by_graph.get(self.graph)
+                try:
+                    keys = keys_by_graph.get(self.graph)
+                except TypeError:  # a graph that cannot be weakly referenced: asked every turn
+                    return super().get_schema_keys(config)
                 if keys is None:
                     keys = keys_by_graph[self.graph] = super().get_schema_keys(config)
                 return {name: list(values) for name, values in keys.items()}
