@@ -1,9 +1,7 @@
 'use strict';
 /** bench/results.md: the machine, the goals, and one table per benchmark. */
+const { goalLines } = require('./goals');
 const { formatNumber, formatSummary, summarize } = require('./stats');
-
-/** One frame at 60 Hz: how far behind the limit the last token may show. */
-const FRAME_MS = 1000 / 60;
 
 const PARSER_HEAD = [
   'panel: readSse + decodeFrame + TurnReducer',
@@ -178,152 +176,10 @@ function bundleTable({ total, files, largest }) {
   );
 }
 
-/** The figures of one row by id (`columns`), from any table. */
-function finder(results) {
-  const rows = [
-    ...(results.render ?? []),
-    ...(results.cold?.rows ?? []),
-    ...(results.growth ?? [])
-  ];
-  return id => rows.find(row => row.id === id)?.columns ?? null;
-}
-
-/** `[goal, measured, met]` per goal whose figures ran. */
 function goals(results) {
-  const find = finder(results);
-  const lines = [];
-  const vsLimit = (id, page = 'panel', limit = 'baseline') => {
-    const columns = find(id);
-    return columns ? ratioOf(columns[page], columns[limit]) : null;
-  };
-  /** The panel's ratio to the in-lab limit, and the muted peer's to the bare page. */
-  const besideText = id => {
-    const columns = find(id);
-    const beside = [];
-    if (columns?.minimal) {
-      beside.push(
-        `÷ in-lab limit: ${formatRatio(vsLimit(id, 'panel', 'minimal'))}`
-      );
-    }
-    if (columns?.peerMuted) {
-      const ratio = vsLimit(id, 'peerMuted');
-      beside.push(
-        `langstage-jupyter muted: ${ratio === null ? formatColumn(columns.peerMuted) : formatRatio(ratio)}`
-      );
-    }
-    return beside.length > 0 ? ` (${beside.join('; ')})` : '';
-  };
-  if (results.cold) {
-    const startGzip = median(
-      results.cold.fetched.panel.map(run => run.startOurs.gzip)
-    );
-    lines.push([
-      "bytes fetched at JupyterLab's start ≤ 40 kB gzip",
-      `${kB(startGzip)} kB gzip (${kB(median(results.cold.fetched.panel.map(run => run.startOurs.bytes)))} kB decoded)`,
-      startGzip <= 40000
-    ]);
-    const cold = ['text-2000', 'text-10000'].map(turn => [
-      turn,
-      vsLimit(`cold/${turn}/timeMs`)
-    ]);
-    lines.push([
-      'first turn after a page load ≤ 1.3× the limit at 2,000 and 10,000 deltas',
-      cold
-        .map(
-          ([turn, ratio]) =>
-            `${turn}: ${formatRatio(ratio)}${besideText(`cold/${turn}/timeMs`)}`
-        )
-        .join('; '),
-      cold.every(([, ratio]) => ratio !== null && ratio <= 1.3)
-    ]);
-  }
-  if (results.render) {
-    const trickleCpu = ['text-2000', 'text-10000'].map(turn =>
-      vsLimit(`${turn}/trickle/cpuMs`)
-    );
-    const trickleCpuInLab = ['text-2000', 'text-10000'].map(turn =>
-      vsLimit(`${turn}/trickle/cpuMs`, 'panel', 'minimal')
-    );
-    lines.push([
-      'trickled: main-thread CPU ≤ 1.2× the limit',
-      `${trickleCpu.map(formatRatio).join(' (2,000), ')} (10,000)` +
-        (find('text-2000/trickle/cpuMs')?.minimal
-          ? `; ÷ in-lab limit: ${trickleCpuInLab.map(formatRatio).join(', ')}`
-          : ''),
-      trickleCpu.every(ratio => ratio <= 1.2)
-    ]);
-    const behindOf = (page, limit) =>
-      ['text-2000', 'text-10000', 'mixed'].map(turn => {
-        const columns = find(`${turn}/trickle/timeMs`);
-        return finished(columns[page]) && finished(columns[limit])
-          ? median(columns[page]) - median(columns[limit])
-          : null;
-      });
-    const msList = list =>
-      list.map(ms => (ms === null ? '–' : `${formatNumber(ms)} ms`)).join(', ');
-    const behind = behindOf('panel', 'baseline');
-    const behindInLab = behindOf('panel', 'minimal');
-    lines.push([
-      "trickled: last token within one frame (16.7 ms) of the limit's",
-      `${msList(behind)} behind (2,000, 10,000, mixed)` +
-        (behindInLab.some(ms => ms !== null)
-          ? `; ${msList(behindInLab)} behind the in-lab limit`
-          : ''),
-      behind.every(ms => ms <= FRAME_MS)
-    ]);
-    const mixedBurst = vsLimit('mixed/burst/timeMs');
-    const mixedCpu = vsLimit('mixed/trickle/cpuMs');
-    lines.push([
-      'mixed turn ≤ 2× the limit all at once, ≤ 1.3× CPU trickled',
-      `${formatRatio(mixedBurst)}${besideText('mixed/burst/timeMs')} all at once, ${formatRatio(mixedCpu)}${besideText('mixed/trickle/cpuMs')} CPU trickled`,
-      mixedBurst <= 2 && mixedCpu <= 1.3
-    ]);
-    const longest = Math.max(...find('text-2mb/burst/longestTaskMs').panel);
-    const perChar = median(find('text-2mb/burst/heapPerTextChar').panel);
-    lines.push([
-      '2 MB answer: its end shown, no main-thread stall over 200 ms (heap ÷ characters reported)',
-      `longest task ${formatNumber(longest)} ms (worst run); heap ${formatNumber(perChar)} bytes per character`,
-      longest <= 200
-    ]);
-    const burst10k = vsLimit('text-10000/burst/timeMs');
-    lines.push([
-      'render ≤ 1.5× the limit at N = 10,000 all at once (time to last token)',
-      `${formatRatio(burst10k)}${besideText('text-10000/burst/timeMs')}`,
-      burst10k <= 1.5
-    ]);
-    const worst = results.render
-      .filter(row => row.id.endsWith('/longestTaskMs'))
-      .map(row => ({ row, worst: Math.max(...row.columns.panel) }))
-      .sort((a, b) => b.worst - a.worst);
-    const over = worst.filter(entry => entry.worst > 50);
-    lines.push([
-      'no long task > 50 ms while streaming',
-      over.length === 0
-        ? 'none'
-        : `${over.length} of ${worst.length} scenarios; longest ${formatNumber(worst[0].worst)} ms (${worst[0].row.scenario})`,
-      over.length === 0
-    ]);
-    const heap = median(find('text-50000/burst/heapPerTextChar').panel);
-    lines.push([
-      'JS heap ≤ 3× the text size (heap growth ÷ characters, N = 50,000)',
-      `${formatNumber(heap)}×`,
-      heap <= 3
-    ]);
-  }
-  if (results.growth) {
-    const ratio = ratioOf(
-      find('growth/cpuPerDelta').after,
-      find('growth/cpuPerDelta').empty
-    );
-    lines.push([
-      'growth ≤ 1.2 (main-thread CPU per delta after 500 turns ÷ empty panel)',
-      formatRatio(ratio),
-      ratio <= 1.2
-    ]);
-  }
   return table(
     ['goal', 'measured', 'met'],
-    lines.map(([goal, measured, met]) => [
+    goalLines(results).map(([goal, measured, met]) => [
       goal,
       measured,
       met ? 'yes' : '**no**'
