@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { RenderMimeRegistry } from '@jupyterlab/rendermime';
+import { Sanitizer } from '@jupyterlab/apputils';
 import type { IRenderMime } from '@jupyterlab/rendermime-interfaces';
 import { Widget } from '@lumino/widgets';
 
@@ -139,6 +140,22 @@ describe('AgentOutputSanitizer', () => {
       expect(link.getAttribute('target')).toBe('_blank');
       expect(link.getAttribute('rel')).toBe('noopener noreferrer');
       expect(link.getAttribute('referrerpolicy')).toBe('no-referrer');
+    }
+  });
+
+  it('gives markup with nothing to contain back as JupyterLab sanitized it, without parsing it again', () => {
+    const templates = jest.spyOn(document, 'createElement');
+    const plain =
+      '<h2>Plan</h2><p>Some <strong>bold</strong>, <em>a &lt;tag&gt;</em> and <code>x &gt; 1</code></p><ul><li>one</li></ul>';
+    const base = new Sanitizer();
+    base.setAllowCommandLinker(false);
+    try {
+      expect(sanitizer.sanitize(plain)).toBe(base.sanitize(plain));
+      expect(templates).not.toHaveBeenCalledWith('template');
+      sanitizer.sanitize('<p><a href="#x">a link</a></p>');
+      expect(templates).toHaveBeenCalledWith('template');
+    } finally {
+      templates.mockRestore();
     }
   });
 

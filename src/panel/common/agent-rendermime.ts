@@ -237,6 +237,13 @@ const FETCHED_URL_ATTRIBUTES = [
   'xlink:href'
 ];
 
+/**
+ * Sanitized HTML the containing pass may change: an attribute with a value
+ * (it needs `=`), a link (`href`, even without a value) or an image, form or
+ * image map. Without any, every element it could touch is left as it is.
+ */
+const MAY_NEED_CONTAINING = /=|href|<(?:img|form|area)\b/i;
+
 /** CSS that can fetch: `url(…)`, `image-set(…)`, or escapes that could hide them. */
 const FETCHING_CSS = /url\s*\(|image(-set)?\s*\(|\\|@import|expression\s*\(/i;
 
@@ -266,8 +273,14 @@ export class AgentOutputSanitizer implements IRenderMime.ISanitizer {
   }
 
   sanitize(dirty: string, options?: IRenderMime.ISanitizerOptions): string {
+    const sanitized = this._base.sanitize(dirty, options);
+    if (!MAY_NEED_CONTAINING.test(sanitized)) {
+      // The common case while text streams: the pass below would change
+      // nothing, and parsing and serializing it again costs every render.
+      return sanitized;
+    }
     const template = document.createElement('template');
-    template.innerHTML = this._base.sanitize(dirty, options);
+    template.innerHTML = sanitized;
     for (const element of Array.from(template.content.querySelectorAll('*'))) {
       this._contain(element);
     }
