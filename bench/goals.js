@@ -7,7 +7,7 @@
  * same run; a goal whose figures did not run (a partial run) is left out, and
  * a figure missing from one is shown as "–" and counts as not met.
  */
-const { formatNumber, summarize } = require('./stats');
+const { finished, formatKB, formatNumber, median } = require('./stats');
 
 /** One frame at 60 Hz: how far behind the limit the last token may show. */
 const FRAME_MS = 1000 / 60;
@@ -25,16 +25,6 @@ const TRICKLED = [
   ['mixed/trickle', 'mixed']
 ];
 
-function median(samples) {
-  return summarize(samples).median;
-}
-
-/** Whether a column has figures (its turn finished). */
-function finished(samples) {
-  return Array.isArray(samples) && samples.every(Number.isFinite);
-}
-
-const kB = bytes => formatNumber(bytes / 1000);
 const ratioText = ratio => (ratio === null ? '–' : `${formatNumber(ratio)}×`);
 
 /** The figures of one row by id (`columns`), from any table. */
@@ -81,7 +71,7 @@ function startGoal(results) {
   const gzip = median(fetched.map(run => run.startOurs.gzip));
   return [
     "bytes fetched at JupyterLab's start ≤ 40 kB gzip",
-    `${kB(gzip)} kB gzip (${kB(median(fetched.map(run => run.startOurs.bytes)))} kB decoded)`,
+    `${formatKB(gzip)} kB gzip (${formatKB(median(fetched.map(run => run.startOurs.bytes)))} kB decoded)`,
     gzip <= 40000
   ];
 }

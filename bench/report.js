@@ -1,7 +1,14 @@
 'use strict';
 /** bench/results.md: the machine, the goals, and one table per benchmark. */
 const { goalLines } = require('./goals');
-const { formatNumber, formatSummary, summarize } = require('./stats');
+const {
+  finished,
+  formatKB: kB,
+  formatNumber,
+  formatSummary,
+  median,
+  summarize
+} = require('./stats');
 
 const PARSER_HEAD = [
   'panel: readSse + decodeFrame + TurnReducer',
@@ -29,15 +36,6 @@ const LIMITS = [
 /** The limits a column is set against: none for the bare page, the bare page for the in-lab limit. */
 function limitsOf(page) {
   return page === 'baseline' ? [] : LIMITS.filter(([limit]) => limit !== page);
-}
-
-function median(samples) {
-  return summarize(samples).median;
-}
-
-/** Whether a column has figures (its turn finished). */
-function finished(samples) {
-  return Array.isArray(samples) && samples.every(Number.isFinite);
 }
 
 /** A column's figures, or what kept it from having them. */
@@ -132,8 +130,6 @@ function growthTable(rows) {
     ])
   );
 }
-
-const kB = bytes => formatNumber(bytes / 1000);
 
 /** What each chat page fetched at start, when opened and in its first turn. */
 function fetchTable(fetched) {

@@ -11,6 +11,15 @@ function summarize(samples) {
   return { median, min: sorted[0], max: sorted[sorted.length - 1] };
 }
 
+function median(samples) {
+  return summarize(samples).median;
+}
+
+/** Whether a column has figures (its turn finished, nothing timed out). */
+function finished(samples) {
+  return Array.isArray(samples) && samples.every(Number.isFinite);
+}
+
 /** A number with about three significant digits, thousands grouped. */
 function formatNumber(value) {
   if (!Number.isFinite(value)) {
@@ -31,4 +40,14 @@ function formatSummary({ median, min, max }) {
   return `${formatNumber(median)}${range}`;
 }
 
-module.exports = { formatNumber, formatSummary, summarize };
+/** Bytes as kB (1,000 bytes), as the tables show them. */
+const formatKB = bytes => formatNumber(bytes / 1000);
+
+module.exports = {
+  finished,
+  formatKB,
+  formatNumber,
+  formatSummary,
+  median,
+  summarize
+};
