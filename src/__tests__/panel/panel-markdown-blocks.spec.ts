@@ -1,4 +1,5 @@
 import {
+  blocksWithin,
   linksAcrossBlocks,
   settledLength
 } from '../../panel/transcript/markdown-blocks';
@@ -110,5 +111,23 @@ describe('linksAcrossBlocks', () => {
     expect(linksAcrossBlocks('A [link](https://x.org) and [brackets]')).toBe(
       false
     );
+  });
+});
+
+describe('blocksWithin', () => {
+  const blocks = ['a'.repeat(30), 'b'.repeat(30), 'c'.repeat(30), 'd'];
+  const text = blocks.join('\n\n');
+  const start = (i: number) => blocks.slice(0, i).join('\n\n').length + 2;
+
+  it('stops at the last boundary within the budget', () => {
+    expect(blocksWithin(text, 0, start(3), 70)).toBe(start(2));
+  });
+
+  it('gives the whole range when it fits the budget', () => {
+    expect(blocksWithin(text, start(1), start(3), 64)).toBe(start(3));
+  });
+
+  it('gives one block longer than the budget whole, not the range', () => {
+    expect(blocksWithin(text, 0, start(3), 10)).toBe(start(1));
   });
 });

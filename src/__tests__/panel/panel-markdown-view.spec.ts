@@ -127,25 +127,52 @@ describe('MarkdownView', () => {
     ).toEqual(paragraphs);
   });
 
-  it('spreads a burst of settled text over frames', async () => {
+  it('shows the end of a burst first and the text above it a budget a frame', async () => {
     const paragraphs = Array.from({ length: 400 }, (_, i) =>
       `Paragraph ${i} ${'word '.repeat(20)}`.trim()
     );
     const text = paragraphs.join('\n\n');
     const view = attachedView();
+    const shownParagraphs = () =>
+      [...view.node.querySelectorAll('p')].map(p => p.textContent);
     view.setSource(text);
     await afterFrame();
     expect(renderedMarkdown.join('').length).toBeLessThanOrEqual(
       SETTLED_CHARS_PER_FRAME
     );
+    expect(shownParagraphs().slice(-1)).toEqual([paragraphs[399]]);
+    expect(shownParagraphs()).not.toContain(paragraphs[0]);
     for (let frame = 0; frame < 20; frame++) {
       await afterFrame();
     }
     expect(Math.max(...renderedMarkdown.map(s => s.length))).toBeLessThan(
       SETTLED_CHARS_PER_FRAME
     );
-    expect(renderedMarkdown.join('')).toBe(text);
-    expect(view.node.querySelectorAll('p')).toHaveLength(400);
+    // Each character rendered once, and the blocks in the text's order.
+    expect(renderedMarkdown.join('').length).toBe(text.length);
+    expect(shownParagraphs()).toEqual(paragraphs);
+  });
+
+  it('keeps the end of a burst shown while more text streams in', async () => {
+    const paragraphs = Array.from({ length: 600 }, (_, i) =>
+      `Paragraph ${i} ${'word '.repeat(20)}`.trim()
+    );
+    const view = attachedView();
+    const shownParagraphs = () =>
+      [...view.node.querySelectorAll('p')].map(p => p.textContent);
+    for (const count of [200, 400, 600]) {
+      view.setSource(paragraphs.slice(0, count).join('\n\n'));
+      await afterFrame();
+      expect(shownParagraphs().slice(-1)).toEqual([paragraphs[count - 1]]);
+    }
+    view.finish();
+    for (let frame = 0; frame < 40; frame++) {
+      await afterFrame();
+    }
+    expect(shownParagraphs()).toEqual(paragraphs);
+    expect(view.node.querySelectorAll('.jp-AgentPanel-blockJoin')).toHaveLength(
+      2 * (view.node.querySelectorAll('.jp-RenderedMarkdown').length - 1)
+    );
   });
 
   it('renders the rest of a finished text at once when it is a little over a frame', async () => {

@@ -88,6 +88,26 @@ export function settledLength(text: string, from = 0): number {
   return settled;
 }
 
+/**
+ * Where the blocks from `from` (a boundary) to `end` (the next boundary
+ * kept, or the text's end) that one frame renders stop: whole blocks of at
+ * most `budget` characters, or the first block whole when it is longer.
+ */
+export function blocksWithin(
+  text: string,
+  from: number,
+  end: number,
+  budget: number
+): number {
+  for (let window = budget; from + window < end; window *= 2) {
+    const within = settledLength(text.slice(0, from + window), from);
+    if (within > from) {
+      return within;
+    }
+  }
+  return end;
+}
+
 function countOf(pattern: RegExp, line: string): number {
   return line.match(pattern)?.length ?? 0;
 }

@@ -2,8 +2,12 @@ import { IRenderMimeRegistry, MimeModel } from '@jupyterlab/rendermime';
 import type { TranslationBundle } from '@jupyterlab/translation';
 import { PanelLayout, Widget } from '@lumino/widgets';
 import { CollapsedHead } from './collapsed-head';
-import { appendablePlainText } from './plain-append';
-import { linksAcrossBlocks, settledLength } from './markdown-blocks';
+import { appendablePlainText, extendsText } from './plain-append';
+import {
+  blocksWithin,
+  linksAcrossBlocks,
+  settledLength
+} from './markdown-blocks';
 import { panelStrings } from '../../contracts/translation';
 
 /** Newly settled characters one frame renders (beyond: the next frame). */
@@ -194,6 +198,7 @@ export class MarkdownView extends Widget {
       this._discardAll();
     }
     if (this._whole) {
+      this._tailStart = 0;
       await this._renderTail(source);
       return;
     }
@@ -201,15 +206,15 @@ export class MarkdownView extends Widget {
     // A frame renders at most a budget of newly settled text, so a burst
     // of text is spread over frames instead of making one long task.
     const from = this._settledLength;
-    const budget = from + SETTLED_CHARS_PER_FRAME;
-    const capped =
-      source.length - from >
+    const cap =
       SETTLED_CHARS_PER_FRAME * (this._finished ? LAST_RENDER_BUDGETS : 1);
-    let end = settledLength(capped ? source.slice(0, budget) : source, from);
-    if (end === from && capped) {
-      // A block longer than the budget has to be rendered whole.
-      end = settledLength(source, from);
-    } else if (!capped && end - from < this._minSettledChars) {
+    const endStart = this._shownEndStart(source, from, cap);
+    if (endStart > from) {
+      await this._renderEndFirst(source, from, endStart);
+      return;
+    }
+    let end = settledLength(source, from);
+    if (end - from < this._minSettledChars) {
       // Too little to be worth a renderer: it stays in the tail.
       end = from;
     }
@@ -221,14 +226,46 @@ export class MarkdownView extends Widget {
     if (this.isDisposed) {
       return;
     }
-    if (capped && end > from) {
-      // More settled text may follow in the next frame; until then the
-      // tail shows nothing rather than text a block now shows.
-      this._stale = true;
-      await this._renderTail('');
+    await this._renderTail(source.slice(end));
+  }
+
+  /**
+   * Where the text's shown end starts when a burst is more than a frame
+   * renders: its last block boundary (the tail is what is not settled), or
+   * `from` when the text after `from` fits a frame (or is one block).
+   * Scanning resumes at the end already placed, so a burst is scanned once.
+   */
+  private _shownEndStart(source: string, from: number, cap: number): number {
+    const placed = this._tailStart > from ? this._tailStart : from;
+    if (source.length - placed <= cap) {
+      return placed;
+    }
+    const start = settledLength(source, placed);
+    return start > placed ? start : placed;
+  }
+
+  /**
+   * A burst: its end is rendered first, so the last words show at once, and
+   * the blocks between the settled ones and the end follow, a budget a
+   * frame, inserted above it (the reader following the end stays there).
+   */
+  private async _renderEndFirst(
+    source: string,
+    from: number,
+    endStart: number
+  ): Promise<void> {
+    this._stale = true;
+    if (endStart !== this._tailStart || !this._tail) {
+      this._tailStart = endStart;
+      await this._renderTail(source.slice(endStart));
       return;
     }
-    await this._renderTail(source.slice(end));
+    const end = blocksWithin(source, from, endStart, SETTLED_CHARS_PER_FRAME);
+    await this._settle(source.slice(from, end), end);
+    this._settledLength = end;
+    this._dropHiddenBlocks();
+    // Renders the tail again only if words were appended to the source.
+    await this._renderTail(source.slice(endStart));
   }
 
   /**
@@ -304,8 +341,10 @@ export class MarkdownView extends Widget {
       this._frame !== null ||
       this._rendering ||
       this._tailSource.length === 0 ||
-      previous.length !== this._settledLength + this._tailSource.length ||
-      !extends_(text, previous)
+      previous.length !==
+        Math.max(this._settledLength, this._tailStart) +
+          this._tailSource.length ||
+      !extendsText(text, previous)
     ) {
       return false;
     }
@@ -326,6 +365,7 @@ export class MarkdownView extends Widget {
     if (
       tail &&
       !this._tailAppended &&
+      this._tailStart <= this._settledLength &&
       this._tailSource.trimEnd() === block.trimEnd()
     ) {
       // The tail already shows exactly this block: it stays, settled.
@@ -354,7 +394,9 @@ export class MarkdownView extends Widget {
     }
     this._tailSource = text;
     this._tailAppended = false;
-    await this._renderInto(this._tail, text, this._blocks.length > 0, false);
+    const joinBefore =
+      this._blocks.length > 0 || this._tailStart > this._settledLength;
+    await this._renderInto(this._tail, text, joinBefore, false);
   }
 
   /** A new renderer after the settled blocks, before the tail. */
@@ -405,6 +447,7 @@ export class MarkdownView extends Widget {
     this._tail = null;
     this._tailSource = '';
     this._tailAppended = false;
+    this._tailStart = 0;
     this._settledLength = 0;
     this._hiddenLength = 0;
     this._head?.dispose();
@@ -421,6 +464,11 @@ export class MarkdownView extends Widget {
   /** Where in the source each settled block ends. */
   private _blockEnds: number[] = [];
   private _tail: Renderer | null = null;
+  /**
+   * Where the tail starts when a burst's end is shown before the blocks
+   * above it (`_renderEndFirst`); at or below `_settledLength` otherwise.
+   */
+  private _tailStart = 0;
   private _tailSource = '';
   /** The tail's text took appended words since it was rendered. */
   private _tailAppended = false;
@@ -437,20 +485,6 @@ export class MarkdownView extends Widget {
   private _frame: number | null = null;
   private _rendering = false;
   private _stale = false;
-}
-
-/**
- * Whether `text` is `previous` with more appended. Streaming only appends
- * (the reducer never rewrites a block), so the end of `previous` is checked,
- * not all of it: comparing whole texts per delta would cost the text.
- */
-function extends_(text: string, previous: string): boolean {
-  const end = previous.length;
-  return (
-    text.length > end &&
-    text.charCodeAt(end - 1) === previous.charCodeAt(end - 1) &&
-    text.slice(Math.max(0, end - 16), end) === previous.slice(-16)
-  );
 }
 
 function joinMark(): HTMLElement {

@@ -79,3 +79,17 @@ function onlyWhitespaceAfter(element: Element): boolean {
   }
   return true;
 }
+
+/**
+ * Whether `text` is `previous` with more appended. Streaming only appends
+ * (the reducer never rewrites a block), so the end of `previous` is checked,
+ * not all of it: comparing whole texts per delta would cost the text.
+ */
+export function extendsText(text: string, previous: string): boolean {
+  const end = previous.length;
+  return (
+    text.length > end &&
+    text.charCodeAt(end - 1) === previous.charCodeAt(end - 1) &&
+    text.slice(Math.max(0, end - 16), end) === previous.slice(-16)
+  );
+}
