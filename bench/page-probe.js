@@ -2,8 +2,9 @@
 /**
  * Added to every benchmarked page before its own scripts. Times a turn from
  * Send (Enter in a chat page's message box, or `startNow()` on the baseline
- * page) to the moment its end marker is in the DOM, and collects the long
- * tasks in between. The marker is the text of the last delta, a paragraph of
+ * page) to the moment its end marker is in the DOM, and on to the moment
+ * the page stops changing (a page may show the end of an answer before the
+ * text above it), and collects the long tasks until then. The marker is the text of the last delta, a paragraph of
  * its own: in a chat page it is the last element of a rendered answer (the
  * user's message also holds it, but never as a whole element), in the
  * baseline the end of the text node.
@@ -85,26 +86,55 @@ window.benchProbe = (() => {
     });
   }
 
+  /**
+   * Resolves with the time of the last change under `root` once it has not
+   * changed for `quietMs` (or `maxMs` have passed).
+   */
+  function whenQuiet(root, since, quietMs, maxMs) {
+    return new Promise(resolve => {
+      let lastChange = since;
+      const done = () => {
+        observer.disconnect();
+        clearInterval(check);
+        resolve(lastChange);
+      };
+      const observer = new MutationObserver(() => {
+        lastChange = performance.now();
+      });
+      observer.observe(root, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+        attributes: true
+      });
+      const check = setInterval(() => {
+        const now = performance.now();
+        if (now - lastChange >= quietMs || now - since >= maxMs) {
+          done();
+        }
+      }, quietMs / 4);
+    });
+  }
+
   return {
     whenShown,
     /** Watch `rootSelector` for `marker`; `finished` resolves with the figures. */
     arm(rootSelector, marker, timeoutMs) {
       sentAt = null;
       longTasks.length = 0;
-      this.finished = whenShown(
-        document.querySelector(rootSelector),
-        marker,
-        timeoutMs
-      ).then(async shownAt => {
-        // A long task is reported when it ends: let the one showing the marker end.
-        await new Promise(resolve => setTimeout(resolve, 300));
+      const root = document.querySelector(rootSelector);
+      this.finished = whenShown(root, marker, timeoutMs).then(async shownAt => {
+        const settledAt = await whenQuiet(root, shownAt, 300, timeoutMs);
+        // A long task is reported when it ends: let the last one end.
+        await new Promise(resolve => setTimeout(resolve, 100));
         const during = longTasks.filter(
           task =>
             task.startTime + task.duration >= sentAt &&
-            task.startTime <= shownAt
+            task.startTime <= settledAt
         );
         return {
           elapsedMs: shownAt - sentAt,
+          settledMs: settledAt - sentAt,
           longTaskMs: during.map(task => task.duration)
         };
       });

@@ -219,7 +219,7 @@ async function measureTurn(
     // The page may still be busy with the turn: it is not measured again.
     return { timedOutMs: timeoutMs, reason: error.message };
   }
-  const { elapsedMs, longTaskMs } = shown;
+  const { elapsedMs, settledMs, longTaskMs } = shown;
   if (trace) {
     await trace.browser.stopTracing();
   }
@@ -231,6 +231,7 @@ async function measureTurn(
   const cpuMs = ((await cpuSeconds(cdp)) - cpuBefore) * 1000;
   const figures = {
     timeMs: elapsedMs,
+    settledMs,
     cpuMs,
     longTasks: longTaskMs.length,
     longTaskTotalMs: longTaskMs.reduce((total, ms) => total + ms, 0),

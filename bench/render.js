@@ -46,6 +46,7 @@ const PAGES = [
 /** What each measured turn reports, in table order. */
 const TURN_METRICS = [
   ['timeMs', 'time to last token (ms)'],
+  ['settledMs', 'time until the answer stops changing (ms)'],
   ['cpuMs', 'main-thread CPU (ms)'],
   ['longTasks', 'long tasks'],
   ['longTaskTotalMs', 'long tasks, total (ms)'],
