@@ -23,6 +23,14 @@ import { serverAgentThreads } from '../transport/server/agent-threads';
 import { ContentsReader } from '../transport/server/contents-reader';
 import { serverConversationStore } from '../transport/server/conversation-store';
 import { httpTransportFactory } from '../transport/http/http';
+// The views' styles come with them, not at JupyterLab's start (style/index.js
+// has only the sidebar's and the settings form's).
+import '../../style/base.css';
+import '../../style/tool-cards.css';
+import '../../style/workflow.css';
+import '../../style/conversations.css';
+import '../../style/branches.css';
+import '../../style/rewind.css';
 
 export interface IPanelViewOptions {
   app: JupyterFrontEnd;

@@ -1,7 +1,9 @@
 /**
- * JupyterLab loads the extension's CSS through style/index.js (package.json
- * `jupyterlab.styleModule`), other tools through style/index.css: both must
- * take every sheet, in the same order, or a sheet is missing in the lab.
+ * JupyterLab loads the extension's CSS for its start through style/index.js
+ * (package.json `jupyterlab.styleModule`), other tools through
+ * style/index.css: both must take the same sheets, in the same order. The
+ * views' sheets load with the views (src/plugins/panel-view.ts): every sheet
+ * must be loaded by one of them, or it is missing in the lab.
  */
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
@@ -18,10 +20,21 @@ describe('style modules', () => {
     name => name.endsWith('.css') && name !== 'index.css'
   );
 
-  it('style/index.js and style/index.css import every sheet, in the same order', () => {
+  it('style/index.js and style/index.css import the same sheets, in the same order', () => {
     const fromJs = imported('index.js', /^import '\.\/([^']+)';$/gm);
     const fromCss = imported('index.css', /^@import url\('([^']+)'\);$/gm);
     expect(fromJs).toEqual(fromCss);
-    expect([...fromJs].sort()).toEqual([...sheets].sort());
+  });
+
+  it('every sheet loads at the start or with the views, once', () => {
+    const atStart = imported('index.js', /^import '\.\/([^']+)';$/gm);
+    const withViews = [
+      ...readFileSync(
+        join(__dirname, '..', '..', 'plugins', 'panel-view.ts'),
+        'utf8'
+      ).matchAll(/^import '\.\.\/\.\.\/style\/([^']+)';$/gm)
+    ].map(match => match[1]);
+    expect(withViews.length).toBeGreaterThan(0);
+    expect([...atStart, ...withViews].sort()).toEqual([...sheets].sort());
   });
 });
