@@ -228,8 +228,9 @@ function resultsMarkdown({
     'langstage-jupyter 0.6.44 from PyPI in the bench’s own virtualenv ' +
     '(as it is, logging every frame with `console.log`, which a CDP client such as this bench receives like DevTools would; and with `console.log` muted); ' +
     'and the limit: a bare page that fetches the body, parses it and appends the deltas to one text node. ' +
-    'Time runs from Send (Enter in the message box) to the last delta in the DOM; long tasks are those overlapping that span; ' +
-    'main-thread CPU is CDP `ThreadTime` (CPU time, so other load on the machine inflates it less than the wall-clock figures); ' +
+    'Time runs from Send (Enter in the message box) to the last delta in the DOM, and on to the last change under the page’s answer after which it stays unchanged for 300 ms ' +
+    '(the agent panel shows the end of a burst first and the text above it after); long tasks are those overlapping that whole span; ' +
+    'main-thread CPU is CDP `ThreadTime` over it (CPU time, so other load on the machine inflates it less than the wall-clock figures); ' +
     'heap figures are read 2 s after the turn, after a forced garbage collection.';
   if (results.cold) {
     parts.push(
