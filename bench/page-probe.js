@@ -4,10 +4,10 @@
  * Send (Enter in a chat page's message box, or `startNow()` on the baseline
  * page) to the moment its end marker is in the DOM, and on to the moment
  * the page stops changing (a page may show the end of an answer before the
- * text above it), and collects the long tasks until then. The marker is the text of the last delta, a paragraph of
- * its own: in a chat page it is the last element of a rendered answer (the
- * user's message also holds it, but never as a whole element), in the
- * baseline the end of the text node.
+ * text above it), and collects the long tasks until then. The marker is the
+ * text of the last delta, a paragraph of its own: in a chat page it is the
+ * last element of a rendered answer (the user's message also holds it, but
+ * never as a whole element), in the baseline the end of the text node.
  */
 window.benchProbe = (() => {
   const longTasks = [];

@@ -210,12 +210,18 @@ export class MarkdownView extends Widget {
     const from = this._settledLength;
     const cap =
       SETTLED_CHARS_PER_FRAME * (this._finished ? LAST_RENDER_BUDGETS : 1);
-    const endStart = this._shownEndStart(source, from, cap);
-    if (endStart > from) {
-      await this._renderEndFirst(source, from, endStart);
+    // The end of a burst shows first (`_renderEndFirst`): its open block
+    // starts at the last boundary, found once; the shown end moves on only
+    // when it has grown past a frame's budget.
+    const ending = this._tailStart > from;
+    let end = ending ? this._tailStart : settledLength(source, from);
+    if (ending && source.length - end > cap) {
+      end = settledLength(source, end);
+    }
+    if (end > from && (ending || source.length - from > cap)) {
+      await this._renderEndFirst(source, from, end);
       return;
     }
-    let end = settledLength(source, from);
     if (end - from < this._minSettledChars) {
       // Too little to be worth a renderer: it stays in the tail.
       end = from;
@@ -232,21 +238,6 @@ export class MarkdownView extends Widget {
   }
 
   /**
-   * Where the text's shown end starts when a burst is more than a frame
-   * renders: its last block boundary (the tail is what is not settled), or
-   * `from` when the text after `from` fits a frame (or is one block).
-   * Scanning resumes at the end already placed, so a burst is scanned once.
-   */
-  private _shownEndStart(source: string, from: number, cap: number): number {
-    const placed = this._tailStart > from ? this._tailStart : from;
-    if (source.length - placed <= cap) {
-      return placed;
-    }
-    const start = settledLength(source, placed);
-    return start > placed ? start : placed;
-  }
-
-  /**
    * A burst: its end is rendered first, so the last words show at once, and
    * the blocks between the settled ones and the end follow, a budget a
    * frame, inserted above it (the reader following the end stays there).
@@ -256,13 +247,14 @@ export class MarkdownView extends Widget {
     from: number,
     endStart: number
   ): Promise<void> {
-    this._stale = true;
     if (endStart !== this._tailStart || !this._tail) {
       this._tailStart = endStart;
+      this._stale = true;
       await this._renderTail(source.slice(endStart));
       return;
     }
     const end = blocksWithin(source, from, endStart, SETTLED_CHARS_PER_FRAME);
+    this._stale = end < endStart;
     await this._settle(source.slice(from, end), end);
     this._settledLength = end;
     this._dropHiddenBlocks();
