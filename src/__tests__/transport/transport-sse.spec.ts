@@ -1,6 +1,7 @@
 import { ReadableStream } from 'stream/web';
 
 import {
+  READ_PIECE_CHARS,
   READ_SLICE_MS,
   readSse,
   type IByteReader
@@ -244,5 +245,87 @@ describe('readSse slices', () => {
     expect(data[1999]).toBe('1999');
     // 2,000 ms of fake work in 8 ms slices: other tasks ran in between.
     expect(tasksRun).toBeGreaterThan(0);
+  });
+
+  describe('inside one large read', () => {
+    /** `count` events of about 100 characters, all in one read. */
+    function oneRead(count: number): { body: string; events: string[] } {
+      const events = Array.from(
+        { length: count },
+        (_, i) => `${i}:${'x'.repeat(90)}`
+      );
+      return {
+        events,
+        body: events.map(event => `data: ${event}\n\n`).join('')
+      };
+    }
+
+    /** Read `body` in one read; each event costs `costMs` on a fake clock. */
+    async function readOnce(
+      body: string,
+      costMs: number,
+      abortOnYield = false
+    ) {
+      let clock = 0;
+      const steps: string[] = [];
+      const controller = new AbortController();
+      await readSse(
+        fakeBody([toBytes(body)]),
+        data => {
+          steps.push(data);
+          clock += costMs;
+        },
+        controller.signal,
+        undefined,
+        {
+          now: () => clock,
+          yieldToPage: async () => {
+            steps.push('yield');
+            if (abortOnYield) {
+              controller.abort();
+            }
+          }
+        }
+      );
+      return steps;
+    }
+
+    it('lets the page render between pieces, and delivers every event once, in order', async () => {
+      // Three pieces' worth of events, each costing a millisecond.
+      const { body, events } = oneRead(Math.ceil((3 * READ_PIECE_CHARS) / 100));
+      const steps = await readOnce(body, 1);
+      expect(steps.filter(step => step !== 'yield')).toEqual(events);
+      const yields = steps.filter(step => step === 'yield').length;
+      // At a piece's end once the slice is spent; none before the first.
+      expect(yields).toBeGreaterThanOrEqual(2);
+      expect(steps.indexOf('yield')).toBeGreaterThan(READ_SLICE_MS);
+    });
+
+    it('does not yield inside a read while its events are cheap', async () => {
+      const { body, events } = oneRead(Math.ceil((3 * READ_PIECE_CHARS) / 100));
+      expect(await readOnce(body, 0)).toEqual(events);
+    });
+
+    it('keeps a character cut between two pieces whole', async () => {
+      // An astral character (two UTF-16 units) across the first piece's end.
+      const head = 'data: ';
+      const filler = 'a'.repeat(READ_PIECE_CHARS - head.length - 1);
+      const body = `${head}${filler}😀 end\n\ndata: next\n\n`;
+      expect(body.indexOf('😀')).toBe(READ_PIECE_CHARS - 1);
+      const steps = await readOnce(body, READ_SLICE_MS + 1);
+      expect(steps.filter(step => step !== 'yield')).toEqual([
+        `${filler}😀 end`,
+        'next'
+      ]);
+    });
+
+    it('delivers nothing more of the read when aborted while the page renders', async () => {
+      const { body, events } = oneRead(Math.ceil((3 * READ_PIECE_CHARS) / 100));
+      const steps = await readOnce(body, 1, true);
+      expect(steps[steps.length - 1]).toBe('yield');
+      const delivered = steps.slice(0, -1);
+      expect(delivered).toEqual(events.slice(0, delivered.length));
+      expect(delivered.length).toBeLessThan(events.length);
+    });
   });
 });

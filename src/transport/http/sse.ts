@@ -33,6 +33,12 @@ export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
  */
 export const READ_SLICE_MS = 8;
 
+/**
+ * Characters of one read fed to the parser between checks of the slice: a
+ * read of a whole burst (a body sent at once) is then no longer one task.
+ */
+export const READ_PIECE_CHARS = 8 * 1024;
+
 export interface IReadSseOptions {
   /** Defaults to `MAX_EVENT_CHARS`. */
   maxEventChars?: number;
@@ -89,7 +95,17 @@ export async function readSse(
         return;
       }
       if (result.value) {
-        feed(decoder.decode(result.value, { stream: true }));
+        const text = decoder.decode(result.value, { stream: true });
+        for (let start = 0; start < text.length; start += READ_PIECE_CHARS) {
+          if (start > 0 && now() - sliceStart > READ_SLICE_MS) {
+            await yieldToPage();
+            sliceStart = now();
+            if (signal?.aborted) {
+              break;
+            }
+          }
+          feed(text.slice(start, start + READ_PIECE_CHARS));
+        }
       }
     }
     // Not awaited: a reader that never settles must not hold the caller.
