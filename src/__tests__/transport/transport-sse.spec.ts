@@ -176,13 +176,20 @@ describe('readSse endings', () => {
 });
 
 describe('readSse slices', () => {
-  /** Three reads, one event each; each event costs `costMs` on a fake clock. */
-  async function readTimed(costMs: number, abortOnYield = false) {
+  /**
+   * Read `reads`; each event costs `costMs` on a fake clock. The steps are
+   * the events and the yields to the page, in order.
+   */
+  async function readTimed(
+    costMs: number,
+    abortOnYield = false,
+    reads = ['data: a\n\n', 'data: b\n\n', 'data: c\n\n']
+  ) {
     let clock = 0;
     const steps: string[] = [];
     const controller = new AbortController();
     await readSse(
-      fakeBody(['data: a\n\n', 'data: b\n\n', 'data: c\n\n'].map(toBytes)),
+      fakeBody(reads.map(toBytes)),
       data => {
         steps.push(data);
         clock += costMs;
@@ -260,34 +267,9 @@ describe('readSse slices', () => {
       };
     }
 
-    /** Read `body` in one read; each event costs `costMs` on a fake clock. */
-    async function readOnce(
-      body: string,
-      costMs: number,
-      abortOnYield = false
-    ) {
-      let clock = 0;
-      const steps: string[] = [];
-      const controller = new AbortController();
-      await readSse(
-        fakeBody([toBytes(body)]),
-        data => {
-          steps.push(data);
-          clock += costMs;
-        },
-        controller.signal,
-        undefined,
-        {
-          now: () => clock,
-          yieldToPage: async () => {
-            steps.push('yield');
-            if (abortOnYield) {
-              controller.abort();
-            }
-          }
-        }
-      );
-      return steps;
+    /** `body` in one read; each event costs `costMs` on a fake clock. */
+    function readOnce(body: string, costMs: number, abortOnYield = false) {
+      return readTimed(costMs, abortOnYield, [body]);
     }
 
     it('lets the page render between pieces, and delivers every event once, in order', async () => {
