@@ -44,6 +44,25 @@ describe('TurnView incremental updates', () => {
     expect(blocks[1].textContent).toContain('Second block');
   });
 
+  it('renders a text for the last time when a later item comes, not when the turn ends', async () => {
+    const h = harness();
+    const sink = h.transport.lastTurn.sink;
+    renderedMarkdown.length = 0;
+    sink.frame(chunk('Hello', { message_id: 'm1' }));
+    await afterFrame();
+    // Plain words are appended to the rendered text, not rendered.
+    sink.frame(chunk(' there', { message_id: 'm1' }));
+    await afterFrame();
+    expect(renderedMarkdown).toEqual(['Hello']);
+
+    h.push(tool({ q: 1 }));
+    await afterFrame();
+    expect(renderedMarkdown).toEqual(['Hello', 'Hello there']);
+    sink.frame(complete());
+    await afterFrame();
+    expect(renderedMarkdown).toEqual(['Hello', 'Hello there']);
+  });
+
   it('marks the turn and each item for context-menu hit tests', () => {
     const h = harness();
     h.transport.lastTurn.sink.frame(chunk('hi'));

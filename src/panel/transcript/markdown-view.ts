@@ -116,18 +116,22 @@ export class MarkdownView extends Widget {
    * where link reference definitions join them: then it is rendered whole
    * (unless it is too long to show whole). A tail that took appended words
    * is rendered once more, so what stays is exactly what rendermime makes.
+   * That render happens at once (`'now'`: the end of an answer shows as
+   * soon as it arrives) or in the next animation frame, with the others.
    */
-  finish(): void {
+  finish(when: 'now' | 'next frame' = 'now'): void {
     this._finished = true;
+    const render = () =>
+      when === 'now' ? this._renderNow() : this._schedule();
     if (
       !this._whole &&
       this._source.length < this._collapseAtChars &&
       linksAcrossBlocks(this._source)
     ) {
       this._whole = true;
-      this._renderNow();
+      render();
     } else if (this._tailAppended || this._frame !== null) {
-      this._renderNow();
+      render();
     }
   }
 

@@ -51,6 +51,15 @@ export class TextView implements IItemView {
     this._markdown.setSource((item as ITextBlock).text);
   }
 
+  /**
+   * A later item came: the text is complete (any later item closes the
+   * text block it follows). Its last render goes to the next frame, not to
+   * the task that ends the turn with every other text of it.
+   */
+  superseded(): void {
+    this._markdown.finish('next frame');
+  }
+
   /** The turn ended: the text is complete. */
   settle(): void {
     this._markdown.finish();

@@ -104,12 +104,12 @@ export class ToolView implements IItemView, IToolCallHome {
 
   settle(outcome: Outcome): void {
     this._settledOutcome = outcome;
-    this._render();
+    this._renderState();
   }
 
   reviewed(): void {
     this._reviewed = true;
-    this._render();
+    this._renderState();
   }
 
   handleEvent(event: Event): void {
@@ -187,6 +187,18 @@ export class ToolView implements IItemView, IToolCallHome {
     }
   }
 
+  /**
+   * What the turn's end or its review changes: the status and the outcome.
+   * Its label and details stay (a turn ends with every card in it).
+   */
+  private _renderState(): void {
+    const card = this._shown;
+    if (card) {
+      this._renderStatus(card);
+      this._renderOutcome(card);
+    }
+  }
+
   private _renderStatus(card: IToolCard): void {
     const trans = this._context.trans;
     const outcome = toolOutcome(card, trans);
@@ -222,7 +234,9 @@ export class ToolView implements IItemView, IToolCallHome {
       status = 'unfinished';
       text = trans.__('Did not finish');
     }
-    this._status.textContent = text;
+    if (this._status.textContent !== text) {
+      this._status.textContent = text;
+    }
     if (this.widget.node.dataset.status !== status) {
       this.widget.node.dataset.status = status;
       this._options.onStatusChange?.();
