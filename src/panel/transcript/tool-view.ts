@@ -188,8 +188,8 @@ export class ToolView implements IItemView, IToolCallHome {
   }
 
   /**
-   * What the turn's end or its review changes: the status and the outcome.
-   * Its label and details stay (a turn ends with every card in it).
+   * What the turn's end or its review changes: the status and the outcome
+   * (the label and the details do not depend on either).
    */
   private _renderState(): void {
     const card = this._shown;
